@@ -1,0 +1,1 @@
+"""Backends: each translates one kind of peer into the neutral model."""

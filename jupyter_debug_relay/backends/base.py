@@ -1,0 +1,172 @@
+"""The interface between the engine and a backend.
+
+A backend runs on the relay's asyncio loop. The engine calls its coroutines
+(commands flow down); the backend reports what the peer does through the
+``BackendEvents`` it was given (events flow up). A backend never knows about
+Jupyter, sessions' names or other sessions.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..errors import Unsupported
+from ..model import (
+    Breakpoint,
+    BreakpointResult,
+    Frame,
+    Scope,
+    StopInfo,
+    Thread,
+    Variable,
+    VariablePage,
+)
+
+
+class BackendEvents(Protocol):
+    """What a backend reports upwards; the engine's Session implements it."""
+
+    def on_stopped(self, stop: StopInfo) -> None:
+        """The target stopped (breakpoint, step, exception, pause, entry ...)."""
+
+    def on_continued(self, thread_id: int | None) -> None:
+        """The target resumed; ``None`` means every thread."""
+
+    def on_output(self, category: str, text: str) -> None:
+        """Target output: category is stdout, stderr or console."""
+
+    def on_thread(self, thread_id: int, reason: str) -> None:
+        """A thread ``started`` or ``exited``."""
+
+    def on_breakpoint(self, bp_id: int, result: BreakpointResult) -> None:
+        """The peer changed what it says of the relay's breakpoint ``bp_id`` (e.g. verified later)."""
+
+    def on_exited(self, exit_code: int | None) -> None:
+        """The target ended; the backend is done."""
+
+    def on_raw(self, protocol: str, name: str, body: dict[str, Any]) -> None:
+        """A peer's own event, passed on as it came."""
+
+    def on_child(self, factory: Callable[[BackendEvents], Backend], name: str) -> None:
+        """The target started a child process; ``factory(events)`` makes the backend of its own session."""
+
+    def on_lost(self, error: Exception) -> None:
+        """The connection to the peer broke or the adapter died."""
+
+
+class Backend(abc.ABC):
+    """One debug peer behind the neutral model. Unimplemented verbs raise ``Unsupported``."""
+
+    kind: str = "backend"  # debugpy | dap | mycel | ez
+
+    def __init__(self, events: BackendEvents) -> None:
+        self.events = events
+        self.capabilities: dict[str, Any] = {}
+        self.pid: int | None = None
+        self.target: str = ""
+        self.breakpoint_results: dict[int, BreakpointResult] = {}
+
+    async def apply_breakpoints(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
+        """Send every enabled breakpoint the peer can take; ``start()`` calls it at its configuration point.
+
+        Results land in ``breakpoint_results`` by breakpoint id; kinds the peer lacks are skipped.
+        """
+        enabled = [bp for bp in breakpoints if bp.enabled]
+        by_path: dict[str, list[Breakpoint]] = {}
+        for bp in enabled:
+            if bp.kind == "line" and bp.path:
+                by_path.setdefault(bp.path, []).append(bp)
+        batches: list[tuple[list[Breakpoint], Any]] = [
+            (bps, lambda bps=bps, path=path: self.set_breakpoints(path, bps)) for path, bps in by_path.items()
+        ]
+        for kind, setter in (("function", self.set_function_breakpoints), ("stage", self.set_stage_breakpoints)):
+            bps = [bp for bp in enabled if bp.kind == kind]
+            if bps:
+                batches.append((bps, lambda bps=bps, setter=setter: setter(bps)))
+        for bps, send in batches:
+            try:
+                results = await send()
+            except Unsupported:
+                continue
+            self.breakpoint_results.update({bp.id: r for bp, r in zip(bps, results, strict=False)})
+        try:
+            await self.set_exception_breakpoints(exceptions)
+        except Unsupported:
+            pass
+
+    def unsupported(self, feature: str) -> Unsupported:
+        return Unsupported(self.kind, feature)
+
+    @abc.abstractmethod
+    async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
+        """Launch, attach or connect, apply ``breakpoints`` (``apply_breakpoints``), and let the target run.
+
+        Returns once the target runs (or is stopped on entry); stops arrive
+        through ``events``. Raises ``RelayError`` when the target cannot start.
+        """
+
+    async def set_breakpoints(self, path: str, bps: list[Breakpoint]) -> list[BreakpointResult]:
+        """Replace the line breakpoints of one file; one result per breakpoint, in order."""
+        raise self.unsupported("line breakpoints")
+
+    async def set_function_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:
+        raise self.unsupported("function breakpoints")
+
+    async def set_exception_breakpoints(self, mode: str) -> None:
+        """``mode`` is raised, uncaught or none."""
+        raise self.unsupported("exception breakpoints")
+
+    async def set_stage_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:
+        raise self.unsupported("stage breakpoints")
+
+    async def resume(self, action: str, thread_id: int | None) -> None:
+        """``action`` is continue, next, stepIn or stepOut; returns once the peer accepted it."""
+        raise self.unsupported(action)
+
+    async def pause(self, thread_id: int | None) -> None:
+        raise self.unsupported("pause")
+
+    async def threads(self) -> list[Thread]:
+        raise self.unsupported("threads")
+
+    async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
+        """Frames from ``start`` (at most ``levels``) and the total depth."""
+        raise self.unsupported("stack traces")
+
+    async def scopes(self, frame_id: int) -> list[Scope]:
+        raise self.unsupported("scopes")
+
+    async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        raise self.unsupported("variables")
+
+    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
+        raise self.unsupported("evaluate")
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        raise self.unsupported("setting variables")
+
+    async def completions(self, text: str, frame_id: int | None) -> list[str]:
+        raise self.unsupported("completions")
+
+    async def source(self, frame: Frame) -> str:
+        """The source text of a frame, also when it has no file."""
+        raise self.unsupported("source")
+
+    async def send_input(self, text: str) -> None:
+        raise self.unsupported("stdin input")
+
+    async def custom_request(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        raise self.unsupported(f"the request {command!r}")
+
+    async def detach(self) -> None:
+        raise self.unsupported("detach")
+
+    @abc.abstractmethod
+    async def terminate(self) -> None:
+        """End the target (politely, then by force) and release everything."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release every process and connection now; safe to call twice."""

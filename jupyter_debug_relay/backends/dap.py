@@ -1,0 +1,515 @@
+"""A backend for any Debug Adapter Protocol adapter, over stdio or TCP."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+from typing import Any
+
+from ..errors import RelayError
+from ..model import (
+    Breakpoint,
+    BreakpointResult,
+    ExceptionInfo,
+    Frame,
+    Scope,
+    StopInfo,
+    Thread,
+    Variable,
+    VariablePage,
+)
+from ..protocols.dap import DapChannel
+from ..transports import process
+from ..transports.streams import pipe_stream, tcp_stream
+from .base import Backend, BackendEvents
+
+EXCEPTION_FILTERS = {"raised": ["raised", "uncaught"], "uncaught": ["uncaught"], "none": []}
+STEP_COMMANDS = {"continue": "continue", "next": "next", "stepIn": "stepIn", "stepOut": "stepOut"}
+OUTPUT_CATEGORIES = {"stdout": "stdout", "stderr": "stderr", "console": "console", "important": "console"}
+
+
+class DapBackend(Backend):
+    """Drives one DAP adapter: a command run on pipes, or a host and port to connect to."""
+
+    kind = "dap"
+
+    def __init__(
+        self,
+        events: BackendEvents,
+        *,
+        adapter: list[str] | None = None,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        request: str = "launch",
+        config: dict[str, Any] | None = None,
+        cwd: str | None = None,
+        request_timeout: float = 30.0,
+        adapter_id: str = "dap",
+    ) -> None:
+        super().__init__(events)
+        if adapter is None and port is None:
+            raise RelayError("invalid_request", "A DAP session needs an adapter command or a port.")
+        self.adapter_cmd = adapter
+        self.host, self.port = host, port
+        self.request_kind = request
+        self.config = dict(config or {})
+        self.cwd = cwd
+        self.request_timeout = request_timeout
+        self.adapter_id = adapter_id
+        self.target = " ".join(adapter) if adapter else f"{host}:{port}"
+        self.channel: DapChannel | None = None
+        self.adapter_proc: asyncio.subprocess.Process | None = None
+        self.terminal_proc: asyncio.subprocess.Process | None = None
+        self._initialized: asyncio.Future[None] | None = None
+        self._exit_code: int | None = None
+        self._ended = False
+        self._closing = False
+        self._known_threads: dict[int, str] = {}
+        self._bp_ids: dict[int, int] = {}  # the adapter's breakpoint id -> the relay's
+        self._child_counts: dict[int, tuple[int, int]] = {}  # variables ref -> (named, indexed)
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- connection -------------------------------------------------------------------------
+
+    async def _open(self) -> None:
+        if self.adapter_cmd:
+            self.adapter_proc = await process.spawn(self.adapter_cmd, cwd=self.cwd, what="debug adapter")
+            stream = pipe_stream(self.adapter_proc, f"the adapter {self.adapter_cmd[0]}")
+            self._spawn(self._drain(self.adapter_proc.stderr, None))
+        else:
+            assert self.port is not None
+            stream = await tcp_stream(self.host, self.port)
+        self.channel = DapChannel(stream, self._on_event, self._on_reverse, self._on_close, self.request_timeout)
+        self.channel.start()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def request(self, command: str, arguments: dict[str, Any] | None = None, timeout: float | None = None):
+        if self.channel is None or self.channel.closed:
+            raise RelayError("not_running", f"The {self.kind} session is not connected.")
+        return await self.channel.request(command, arguments, timeout)
+
+    def initialize_arguments(self) -> dict[str, Any]:
+        return {
+            "clientID": "jupyter_debug_relay",
+            "clientName": "jupyter_debug_relay",
+            "adapterID": self.adapter_id,
+            "linesStartAt1": True,
+            "columnsStartAt1": True,
+            "pathFormat": "path",
+            "supportsVariableType": True,
+            "supportsVariablePaging": True,
+            "supportsRunInTerminalRequest": True,
+            "supportsStartDebuggingRequest": True,
+            "supportsMemoryReferences": True,
+            "supportsInvalidatedEvent": False,
+            "locale": "en",
+        }
+
+    async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
+        await self._open()
+        self._initialized = asyncio.get_running_loop().create_future()
+        self.capabilities = await self.request("initialize", self.initialize_arguments())
+        assert self.channel is not None
+        started = self.channel.send_request(self.request_kind, self.config)
+        done, _ = await asyncio.wait(
+            {self._initialized, started}, timeout=self.channel.timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if not done:
+            raise RelayError("timeout", f"The adapter did not get ready within {self.channel.timeout:g} s.")
+        if started.done() and started.exception() is not None:
+            raise self.start_failed(started.exception())
+        if not self._initialized.done():
+            await self.channel.wait("initialized", self._initialized)
+        await self.apply_breakpoints(breakpoints, exceptions)
+        if self.capabilities.get("supportsConfigurationDoneRequest", True):
+            await self.request("configurationDone")
+        try:
+            await self.channel.wait(self.request_kind, started)
+        except RelayError as exc:
+            raise self.start_failed(exc) from exc
+
+    def start_failed(self, exc: BaseException | None) -> RelayError:
+        """How a refused launch or attach is reported; subclasses add what they know."""
+        if isinstance(exc, RelayError):
+            return exc
+        return RelayError("adapter_failed", f"The adapter could not {self.request_kind}: {exc}.")
+
+    # -- what the adapter tells us --------------------------------------------------------
+
+    def _on_event(self, message: dict[str, Any]) -> None:
+        name = message.get("event", "")
+        body = message.get("body") or {}
+        handler = getattr(self, f"_event_{name}", None)
+        if handler is not None:
+            handler(body)
+        else:
+            self.events.on_raw("dap", name, body)
+
+    def _event_initialized(self, body: dict[str, Any]) -> None:
+        if self._initialized is not None and not self._initialized.done():
+            self._initialized.set_result(None)
+
+    def _event_stopped(self, body: dict[str, Any]) -> None:
+        self._spawn(self._report_stop(body))
+
+    async def _report_stop(self, body: dict[str, Any]) -> None:
+        thread_id = int(body.get("threadId") or 0)
+        if not thread_id:
+            thread_id = await self._any_thread(None)
+        stop = StopInfo(
+            reason=body.get("reason", "pause"),
+            thread_id=thread_id,
+            breakpoint_ids=[self._bp_ids.get(i, i) for i in body.get("hitBreakpointIds") or []],
+            description=body.get("description") or body.get("text") or "",
+        )
+        try:
+            frames, _total = await self.stack(thread_id, 0, 1)
+            stop.frame = frames[0] if frames else None
+            if stop.reason == "exception":
+                stop.exception = await self._exception_info(thread_id, body)
+        except RelayError:
+            pass  # the target moved on or ended; the stop is still reported
+        if body.get("allThreadsStopped"):
+            stop.stopped_threads = sorted(self._known_threads) or [thread_id]
+        else:
+            stop.stopped_threads = [thread_id]
+        self.events.on_stopped(stop)
+
+    async def _exception_info(self, thread_id: int, body: dict[str, Any]) -> ExceptionInfo:
+        if not self.capabilities.get("supportsExceptionInfoRequest"):
+            return ExceptionInfo(type=body.get("description", "exception"), message=body.get("text", ""))
+        info = await self.request("exceptionInfo", {"threadId": thread_id})
+        details = info.get("details") or {}
+        return ExceptionInfo(
+            type=details.get("typeName") or info.get("exceptionId", ""),
+            message=details.get("message") or info.get("description", ""),
+            traceback=details.get("stackTrace", ""),
+        )
+
+    def _event_continued(self, body: dict[str, Any]) -> None:
+        all_threads = body.get("allThreadsContinued", True)
+        self.events.on_continued(None if all_threads else body.get("threadId"))
+
+    def _event_output(self, body: dict[str, Any]) -> None:
+        category = OUTPUT_CATEGORIES.get(body.get("category", "console"))
+        if category is not None and body.get("output"):
+            self.events.on_output(category, body["output"])
+
+    def _event_thread(self, body: dict[str, Any]) -> None:
+        thread_id, reason = int(body.get("threadId", 0)), body.get("reason", "")
+        if reason == "started":
+            self._known_threads[thread_id] = ""
+        elif reason == "exited":
+            self._known_threads.pop(thread_id, None)
+        self.events.on_thread(thread_id, reason)
+
+    def _event_breakpoint(self, body: dict[str, Any]) -> None:
+        bp = body.get("breakpoint") or {}
+        relay_id = self._bp_ids.get(bp.get("id", -1))
+        if relay_id is not None:
+            self.events.on_breakpoint(relay_id, self._result(bp))
+
+    def _event_process(self, body: dict[str, Any]) -> None:
+        pid = body.get("systemProcessId")
+        if isinstance(pid, int) and self.request_kind == "launch":
+            self.pid = pid
+            process.track_group(pid)
+        self.events.on_raw("dap", "process", body)
+
+    def _event_exited(self, body: dict[str, Any]) -> None:
+        self._exit_code = body.get("exitCode")
+
+    def _event_terminated(self, body: dict[str, Any]) -> None:
+        self._spawn(self._finish())
+
+    async def _finish(self) -> None:
+        if self.terminal_proc is not None and self._exit_code is None:
+            try:
+                self._exit_code = await asyncio.wait_for(self.terminal_proc.wait(), 2.0)
+            except asyncio.TimeoutError:
+                pass
+        self._end()
+
+    def _end(self) -> None:
+        if not self._ended:
+            self._ended = True
+            self.events.on_exited(self._exit_code)
+
+    def _on_close(self, error: Exception | None) -> None:
+        if self._closing or self._ended:
+            return
+        self._spawn(self._lost(error))
+
+    async def _lost(self, error: Exception | None) -> None:
+        code = None
+        if self.adapter_proc is not None:
+            try:
+                code = await asyncio.wait_for(self.adapter_proc.wait(), 0.5)
+            except asyncio.TimeoutError:
+                pass
+        if self._ended or self._closing:
+            return
+        if error is None:
+            what = f"exited with code {code}" if code is not None else "closed the connection"
+            error = RelayError("adapter_failed", f"The debug adapter {what}.")
+        self._ended = True
+        self.events.on_lost(error)
+
+    # -- reverse requests -----------------------------------------------------------------
+
+    async def _on_reverse(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if command == "runInTerminal":
+            return await self._run_in_terminal(arguments)
+        if command == "startDebugging":
+            return await self.start_child(arguments)
+        raise RelayError("unsupported", f"The relay does not answer the reverse request {command!r}.")
+
+    async def _run_in_terminal(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        env = dict(os.environ)
+        for key, value in (arguments.get("env") or {}).items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = value
+        self.terminal_proc = proc = await process.spawn(
+            arguments["args"], cwd=arguments.get("cwd") or self.cwd, env=env, what="target"
+        )
+        self._spawn(self._drain(proc.stdout, "stdout"))
+        self._spawn(self._drain(proc.stderr, "stderr"))
+        return {"processId": proc.pid, "shellProcessId": proc.pid}
+
+    async def _drain(self, reader: asyncio.StreamReader | None, category: str | None) -> None:
+        """Forward a pipe as output as it arrives (``category`` None: read and drop)."""
+        if reader is None:
+            return
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        while True:
+            data = await reader.read(1 << 16)
+            if not data:
+                break
+            if category is not None:
+                text = decoder.decode(data)
+                if text:
+                    self.events.on_output(category, text)
+
+    async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        raise RelayError("unsupported", f"{self.kind} does not debug child processes.")
+
+    # -- breakpoints ------------------------------------------------------------------------
+
+    def _result(self, bp: dict[str, Any]) -> BreakpointResult:
+        return BreakpointResult(
+            verified=bool(bp.get("verified")), line=bp.get("line"), message=bp.get("message") or ""
+        )
+
+    def _results(self, bps: list[Breakpoint], answer: dict[str, Any]) -> list[BreakpointResult]:
+        results = []
+        for bp, theirs in zip(bps, answer.get("breakpoints") or [], strict=False):
+            if "id" in theirs:
+                self._bp_ids[theirs["id"]] = bp.id
+            results.append(self._result(theirs))
+        return results
+
+    def _need(self, capability: str, feature: str) -> None:
+        if not self.capabilities.get(capability):
+            raise self.unsupported(feature)
+
+    async def set_breakpoints(self, path: str, bps: list[Breakpoint]) -> list[BreakpointResult]:
+        entries = []
+        for bp in bps:
+            entry: dict[str, Any] = {"line": bp.line}
+            if bp.condition:
+                self._need("supportsConditionalBreakpoints", "conditional breakpoints")
+                entry["condition"] = bp.condition
+            if bp.hit_condition:
+                self._need("supportsHitConditionalBreakpoints", "hit conditions")
+                entry["hitCondition"] = bp.hit_condition
+            if bp.log_message:
+                self._need("supportsLogPoints", "logpoints")
+                entry["logMessage"] = bp.log_message
+            entries.append(entry)
+        answer = await self.request(
+            "setBreakpoints", {"source": {"path": path}, "breakpoints": entries, "sourceModified": False}
+        )
+        return self._results(bps, answer)
+
+    async def set_function_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:
+        self._need("supportsFunctionBreakpoints", "function breakpoints")
+        entries = [{"name": bp.name, **({"condition": bp.condition} if bp.condition else {})} for bp in bps]
+        answer = await self.request("setFunctionBreakpoints", {"breakpoints": entries})
+        return self._results(bps, answer)
+
+    async def set_exception_breakpoints(self, mode: str) -> None:
+        offered = {f.get("filter") for f in self.capabilities.get("exceptionBreakpointFilters") or []}
+        if not offered:
+            raise self.unsupported("exception breakpoints")
+        filters = [f for f in EXCEPTION_FILTERS[mode] if f in offered]
+        await self.request("setExceptionBreakpoints", {"filters": filters})
+
+    # -- execution --------------------------------------------------------------------------
+
+    async def _any_thread(self, thread_id: int | None) -> int:
+        if thread_id is not None:
+            return thread_id
+        threads = self._known_threads or {t.id: t.name for t in await self.threads()}
+        if not threads:
+            raise RelayError("not_running", "The target has no threads (yet).")
+        return min(threads)
+
+    async def resume(self, action: str, thread_id: int | None) -> None:
+        await self.request(STEP_COMMANDS[action], {"threadId": await self._any_thread(thread_id)})
+
+    async def pause(self, thread_id: int | None) -> None:
+        await self.request("pause", {"threadId": await self._any_thread(thread_id)})
+
+    # -- inspection -------------------------------------------------------------------------
+
+    async def threads(self) -> list[Thread]:
+        answer = await self.request("threads")
+        threads = [Thread(id=t["id"], name=t.get("name", "")) for t in answer.get("threads") or []]
+        self._known_threads = {t.id: t.name for t in threads}
+        return threads
+
+    async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
+        args: dict[str, Any] = {"threadId": thread_id, "startFrame": start}
+        if levels:
+            args["levels"] = levels
+        answer = await self.request("stackTrace", args)
+        frames = [self._frame(f) for f in answer.get("stackFrames") or []]
+        return frames, int(answer.get("totalFrames") or start + len(frames))
+
+    @staticmethod
+    def _frame(f: dict[str, Any]) -> Frame:
+        source = f.get("source") or {}
+        return Frame(
+            id=f["id"],
+            name=f.get("name", ""),
+            path=source.get("path"),
+            line=f.get("line", 0),
+            column=f.get("column", 1),
+            source_ref=source.get("sourceReference") or 0,
+        )
+
+    async def scopes(self, frame_id: int) -> list[Scope]:
+        answer = await self.request("scopes", {"frameId": frame_id})
+        scopes = []
+        for s in answer.get("scopes") or []:
+            scopes.append(Scope(name=s["name"], ref=s["variablesReference"], expensive=s.get("expensive", False)))
+            self._child_counts[s["variablesReference"]] = (s.get("namedVariables", 0), s.get("indexedVariables", 0))
+        return scopes
+
+    def _variable(self, v: dict[str, Any], value_key: str = "value") -> Variable:
+        var = Variable(
+            name=v.get("name", ""),
+            value=v.get(value_key, ""),
+            type=v.get("type") or "",
+            ref=v.get("variablesReference", 0),
+            named=v.get("namedVariables") or 0,
+            indexed=v.get("indexedVariables") or 0,
+            evaluate_name=v.get("evaluateName") or "",
+        )
+        if var.ref:
+            self._child_counts[var.ref] = (var.named, var.indexed)
+        return var
+
+    async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        named, indexed = self._child_counts.get(ref, (0, 0))
+        if indexed > count and self.capabilities.get("supportsVariablePaging", True):
+            # Large containers: page the indexed children on the adapter side.
+            answer = await self.request(
+                "variables", {"variablesReference": ref, "filter": "indexed", "start": start, "count": count}
+            )
+            items = [self._variable(v) for v in answer.get("variables") or []]
+            return VariablePage(items=items, start=start, total=indexed)
+        answer = await self.request("variables", {"variablesReference": ref})
+        every = [self._variable(v) for v in answer.get("variables") or []]
+        return VariablePage(items=every[start : start + count], start=start, total=len(every))
+
+    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
+        args: dict[str, Any] = {"expression": expression, "context": context}
+        if frame_id is not None:
+            args["frameId"] = frame_id
+        answer = await self.request("evaluate", args)
+        return self._variable({"name": expression, **answer}, value_key="result")
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        self._need("supportsSetVariable", "setting variables")
+        answer = await self.request("setVariable", {"variablesReference": ref, "name": name, "value": value})
+        return self._variable({"name": name, **answer})
+
+    async def completions(self, text: str, frame_id: int | None) -> list[str]:
+        self._need("supportsCompletionsRequest", "completions")
+        args: dict[str, Any] = {"text": text, "column": len(text) + 1}
+        if frame_id is not None:
+            args["frameId"] = frame_id
+        answer = await self.request("completions", args)
+        return [t.get("text") or t["label"] for t in answer.get("targets") or []]
+
+    async def source(self, frame: Frame) -> str:
+        if frame.path and os.path.isfile(frame.path):
+            with open(frame.path, encoding="utf-8", errors="replace") as f:
+                return f.read()
+        if not frame.source_ref:
+            raise RelayError("file_not_found", f"Frame {frame.name!r} has no source to show.")
+        answer = await self.request(
+            "source", {"source": {"sourceReference": frame.source_ref}, "sourceReference": frame.source_ref}
+        )
+        return answer.get("content", "")
+
+    async def send_input(self, text: str) -> None:
+        proc = self.terminal_proc
+        if proc is None or proc.stdin is None or proc.returncode is not None:
+            raise RelayError("not_running", "The target has no stdin to write to (it was not started here).")
+        proc.stdin.write(text.encode())
+        await proc.stdin.drain()
+
+    async def custom_request(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return await self.request(command, arguments)
+
+    # -- ending -----------------------------------------------------------------------------
+
+    async def detach(self) -> None:
+        await self.request("disconnect", {"terminateDebuggee": False}, timeout=5)
+        for proc in (self.terminal_proc,):
+            if proc is not None:
+                process.untrack_group(proc.pid)
+        if self.pid:
+            process.untrack_group(self.pid)
+        self.terminal_proc, self.pid = None, None
+        await self.close()
+
+    async def terminate(self) -> None:
+        if self.channel is not None and not self.channel.closed and not self._ended:
+            try:
+                if self.capabilities.get("supportsTerminateRequest") and self.request_kind == "launch":
+                    await self.request("terminate", timeout=2)
+                else:
+                    await self.request("disconnect", {"terminateDebuggee": True}, timeout=2)
+            except RelayError:
+                pass
+            await self._await_end(2.0)
+        await self.close()
+
+    async def _await_end(self, seconds: float) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while not self._ended and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+
+    async def close(self) -> None:
+        self._closing = True
+        if self.channel is not None:
+            await self.channel.close()
+        for proc in (self.terminal_proc, self.adapter_proc):
+            if proc is not None:
+                await process.reap(proc)
+        if self.pid:
+            process.kill_group(self.pid)
+            process.untrack_group(self.pid)
+        for task in list(self._tasks):
+            task.cancel()

@@ -1,0 +1,155 @@
+"""The debugpy backend: Python scripts, modules and running processes, at the speed floor."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Any
+
+from ..errors import RelayError
+from .base import BackendEvents
+from .dap import DapBackend
+
+NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
+ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
+
+
+def check_syntax(path: str) -> None:
+    """Raise ``syntax_error`` (file, line, offset, text) when the script does not compile."""
+    with open(path, "rb") as f:
+        source = f.read()
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line = exc.lineno or 0
+        raise RelayError(
+            "syntax_error",
+            f"{os.path.basename(path)}:{line}: {exc.msg}",
+            "Fix the syntax error in the target, then launch again.",
+            {"file": path, "line": line, "offset": exc.offset, "text": (exc.text or "").rstrip("\n")},
+        ) from None
+
+
+async def check_interpreter(python: str) -> None:
+    """The interpreter must run and have debugpy importable; say so clearly when not."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            python, "-c", "import debugpy", stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE, start_new_session=True,
+        )
+    except OSError as exc:
+        raise RelayError(
+            "file_not_found", f"The interpreter {python!r} cannot be run: {exc.strerror or exc}.",
+            "Give the full path of a Python interpreter.", {"path": python},
+        ) from None
+    try:
+        _, err = await asyncio.wait_for(proc.communicate(), 30)
+    except asyncio.TimeoutError:
+        proc.kill()
+        raise RelayError("timeout", f"The interpreter {python!r} did not answer within 30 s.") from None
+    if proc.returncode != 0:
+        raise RelayError(
+            "adapter_failed", f"The interpreter {python!r} has no debugpy.",
+            f"Install it there: {python} -m pip install debugpy", {"path": python, "stderr": err.decode()[-500:]},
+        )
+
+
+class DebugpyBackend(DapBackend):
+    """debugpy's adapter on stdio; the debuggee spawned here through ``runInTerminal``."""
+
+    kind = "debugpy"
+
+    def __init__(
+        self,
+        events: BackendEvents,
+        *,
+        program: str | None = None,
+        module: str | None = None,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        python: str | None = None,
+        stop_on_entry: bool = False,
+        just_my_code: bool = True,
+        subprocess: bool = False,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        pid: int | None = None,
+        attach_config: dict[str, Any] | None = None,
+        request_timeout: float = 30.0,
+    ) -> None:
+        self.program = os.path.abspath(os.path.join(cwd or os.getcwd(), program)) if program else None
+        self.module = module
+        self.python = python
+        self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
+                            just_my_code=just_my_code, subprocess=subprocess)
+        common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
+                  "redirectOutput": False}
+        if port is not None:
+            super().__init__(events, host=host, port=port, request="attach",
+                             config={**common, **(attach_config or {})}, request_timeout=request_timeout,
+                             adapter_id="debugpy")
+            self.target = f"{host}:{port}"
+        elif pid is not None:
+            super().__init__(events, adapter=ADAPTER, request="attach",
+                             config={**common, "processId": pid}, request_timeout=request_timeout,
+                             adapter_id="debugpy")
+            self.target = f"pid {pid}"
+        else:
+            config: dict[str, Any] = {
+                **common,
+                "console": "integratedTerminal",
+                "python": [python or sys.executable, "-X", "frozen_modules=off", NODELAY_BOOT],
+                "args": list(args or []),
+                "cwd": os.path.abspath(cwd or os.getcwd()),
+                "env": dict(env or {}),
+                "stopOnEntry": stop_on_entry,
+                "rules": [{"path": NODELAY_BOOT, "include": False}],
+            }
+            if module:
+                config["module"] = module
+            elif self.program:
+                config["program"] = self.program
+            else:
+                raise RelayError("invalid_request", "Give a script path or a module to launch.")
+            super().__init__(events, adapter=ADAPTER, request="launch", config=config, cwd=cwd,
+                             request_timeout=request_timeout, adapter_id="debugpy")
+            self.target = f"-m {module}" if module else self.program or ""
+            if args:
+                self.target += " " + " ".join(args)
+
+    async def start(self, breakpoints, exceptions) -> None:  # type: ignore[override]
+        if self.program is not None:
+            if not os.path.isfile(self.program):
+                raise RelayError("file_not_found", f"No such script: {self.program}", details={"path": self.program})
+            check_syntax(self.program)
+        if self.python:
+            await check_interpreter(self.python)
+        try:
+            await super().start(breakpoints, exceptions)
+        except RelayError as exc:
+            raise self.start_failed(exc) from None
+
+    def start_failed(self, exc: BaseException | None) -> RelayError:
+        if (isinstance(exc, RelayError) and exc.code in ("invalid_request", "adapter_failed")
+                and self.request_kind == "attach"):
+            return RelayError("connection_failed", f"Cannot attach to {self.target}: {exc.message}",
+                              details={"address": self.target})
+        return super().start_failed(exc)
+
+    async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """debugpy's ``startDebugging``: attach a child backend to the subprocess it announced."""
+        config = dict(arguments.get("configuration") or {})
+        connect = config.pop("connect", {}) or {}
+        pid = config.get("subProcessId")
+        name = config.get("name") or f"subprocess {pid}"
+
+        def factory(events: BackendEvents) -> DebugpyBackend:
+            child = DebugpyBackend(events, port=int(connect.get("port", 0)), host=connect.get("host", "127.0.0.1"),
+                                   attach_config=config, request_timeout=self.request_timeout)
+            child.pid, child.target = pid, name
+            return child
+
+        self.events.on_child(factory, name)
+        return {}

@@ -1,0 +1,1 @@
+"""The engine: sessions, breakpoints, output and events on the relay loop."""

@@ -1,0 +1,143 @@
+"""The relay's breakpoints: validated up front, applied to every session."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+from ..errors import RelayError
+from ..model import Breakpoint, BreakpointResult
+from . import python_source
+
+EXCEPTION_MODES = ("raised", "uncaught", "none")
+
+
+class BreakpointStore:
+    """Holds breakpoints by id; knows nothing of sessions (the manager applies them)."""
+
+    def __init__(self) -> None:
+        self._items: dict[int, Breakpoint] = {}
+        self._ids = itertools.count(1)
+        self.exceptions = "none"
+
+    def list(self) -> list[Breakpoint]:
+        for bp in self._items.values():
+            if bp.kind == "line" and not bp.verified:
+                self._check_line(bp)
+        return sorted(self._items.values(), key=lambda b: b.id)
+
+    def get(self, bp_id: int) -> Breakpoint:
+        try:
+            return self._items[int(bp_id)]
+        except (KeyError, ValueError):
+            known = ", ".join(str(i) for i in sorted(self._items)) or "none"
+            raise RelayError(
+                "invalid_request", f"There is no breakpoint {bp_id}.", f"Known breakpoint ids: {known}."
+            ) from None
+
+    def _new(self, **fields) -> Breakpoint:
+        bp = Breakpoint(id=next(self._ids), **fields)
+        self._items[bp.id] = bp
+        return bp
+
+    def add_line(
+        self,
+        path: str,
+        line: int,
+        condition: str | None = None,
+        hit_condition: str | None = None,
+        log_message: str | None = None,
+    ) -> Breakpoint:
+        path = os.path.abspath(os.path.expanduser(path))
+        try:
+            line = int(line)
+        except (TypeError, ValueError):
+            raise RelayError("invalid_line", f"{line!r} is not a line number.") from None
+        if line < 1:
+            raise RelayError("invalid_line", f"Line {line} does not exist; lines start at 1.")
+        if path.endswith(".py"):
+            if condition:
+                python_source.check_condition(condition)
+        if hit_condition:
+            python_source.check_hit_condition(hit_condition)
+        bp = Breakpoint(id=0, kind="line", path=path, line=line, condition=condition or None,
+                        hit_condition=hit_condition or None, log_message=log_message or None)
+        self._check_line(bp, strict=True)
+        bp.id = next(self._ids)
+        self._items[bp.id] = bp
+        return bp
+
+    def _check_line(self, bp: Breakpoint, strict: bool = False) -> None:
+        """Mark a line breakpoint pending, or not executable with the nearest executable line."""
+        assert bp.path is not None and bp.line is not None
+        if not os.path.isfile(bp.path):
+            bp.verified, bp.message = False, f"file not found: {bp.path} (pending until it exists)"
+            return
+        if bp.message.startswith("file not found"):
+            bp.message = ""
+        if not bp.path.endswith(".py"):
+            return
+        try:
+            with open(bp.path, encoding="utf-8", errors="replace") as f:
+                source = f.read()
+            lines = python_source.executable_lines(source, bp.path)
+        except (OSError, SyntaxError, ValueError):
+            return  # the launch reports a broken file; the adapter judges the line
+        count = source.count("\n") + (0 if source.endswith("\n") or not source else 1)
+        if bp.line > count and strict:
+            raise RelayError("invalid_line", f"{os.path.basename(bp.path)} has {count} lines; line {bp.line} "
+                             "does not exist.", details={"path": bp.path, "line": bp.line, "lines": count})
+        if bp.line not in lines:
+            near = python_source.nearest(lines, bp.line)
+            suggestion = f"; the nearest executable line is {near}" if near else ""
+            bp.verified = False
+            bp.message = f"line {bp.line} has no code (blank, comment or inside a statement){suggestion}"
+
+    def sendable(self, bp: Breakpoint) -> bool:
+        """Whether a backend should receive this breakpoint (enabled and not known to be on a dead line)."""
+        return bp.enabled and not (bp.kind == "line" and bp.message.startswith(("line ", "file not found")))
+
+    def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
+        if not name or not name.strip():
+            raise RelayError("invalid_request", "A function breakpoint needs a function name.")
+        if condition:
+            python_source.check_condition(condition)
+        return self._new(kind="function", name=name.strip(), condition=condition or None)
+
+    def add_stage(
+        self, flow: str, stage: str, rule_index: int | None = None, condition: str | None = None
+    ) -> Breakpoint:
+        if not flow or not stage:
+            raise RelayError("invalid_request", "A stage breakpoint needs a flow and a stage.")
+        return self._new(kind="stage", flow=flow, stage=stage, rule_index=rule_index, condition=condition or None)
+
+    def set_exceptions(self, mode: str) -> str:
+        if mode not in EXCEPTION_MODES:
+            raise RelayError("invalid_request", f"Unknown exception mode {mode!r}.",
+                             "Use raised, uncaught or none.")
+        self.exceptions = mode
+        return mode
+
+    def remove(self, bp_id: int) -> Breakpoint:
+        bp = self.get(bp_id)
+        del self._items[bp.id]
+        return bp
+
+    def clear(self, path: str | None = None) -> list[Breakpoint]:
+        full = os.path.abspath(path) if path else None
+        gone = [bp for bp in self._items.values() if full is None or bp.path == full]
+        for bp in gone:
+            del self._items[bp.id]
+        return gone
+
+    def record(self, bp_id: int, result: BreakpointResult) -> Breakpoint | None:
+        """Take what a backend says of a breakpoint; returns it when it changed."""
+        bp = self._items.get(bp_id)
+        if bp is None:
+            return None
+        before = (bp.verified, bp.line, bp.message)
+        bp.verified = result.verified
+        if result.line and bp.kind == "line":
+            bp.line = result.line
+        bp.message = "" if result.verified else result.message or bp.message
+        return bp if (bp.verified, bp.line, bp.message) != before else None

@@ -1,0 +1,152 @@
+"""The session manager: creates, finds, applies breakpoints to, idles out and closes sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from typing import Any
+
+from ..errors import RelayError
+from ..model import Breakpoint, as_dict
+from .breakpoints import BreakpointStore
+from .events import EventBus
+from .output import DEFAULT_CAP
+from .session import BackendFactory, Session
+
+log = logging.getLogger(__name__)
+
+
+class SessionManager:
+    """Every session of one relay, on the relay loop."""
+
+    def __init__(
+        self, output_cap: int = DEFAULT_CAP, idle_timeout: float = 3600.0, max_value_length: int = 1000
+    ) -> None:
+        self.max_value_length = max_value_length
+        self.sessions: dict[str, Session] = {}
+        self.breakpoints = BreakpointStore()
+        self.bus = EventBus()
+        self.output_cap = output_cap
+        self.idle_timeout = idle_timeout
+        self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._idle_task: asyncio.Task[None] | None = None
+
+    def spawn(self, coro: Any) -> None:
+        """Run a coroutine on the loop, keeping a reference until it ends."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("background task failed: %r", task.exception())
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def create(self, factory: BackendFactory, name: str | None = None, parent: str | None = None) -> Session:
+        session_id = f"s{next(self._ids)}"
+        if name and any(s.name == name and not s.ended for s in self.sessions.values()):
+            raise RelayError("invalid_request", f"A live session is already named {name!r}.",
+                             "Pick another name, or stop that session first.")
+        session = Session(self, session_id, name or session_id, factory, self.output_cap, parent)
+        self.sessions[session_id] = session
+        if self._idle_task is None:
+            self._idle_task = asyncio.get_running_loop().create_task(self._reap_idle())
+        return session
+
+    async def start(self, factory: BackendFactory, name: str | None = None) -> Session:
+        session = self.create(factory, name)
+        await session.start()
+        return session
+
+    async def start_child(self, parent: Session, factory: BackendFactory, name: str) -> None:
+        child = self.create(factory, None, parent=parent.id)
+        child.name = f"{parent.name}/{name}"
+        try:
+            await child.start()
+        except RelayError as exc:
+            log.warning("child session %s did not start: %s", child.id, exc)
+
+    def get(self, key: str) -> Session:
+        session = self.sessions.get(key)
+        if session is None:
+            matches = [s for s in self.sessions.values() if s.name == key]
+            live = [s for s in matches if not s.ended]
+            session = (live or matches or [None])[-1]
+        if session is None:
+            known = ", ".join(f"{s.id} ({s.name})" if s.name != s.id else s.id for s in self.sessions.values())
+            raise RelayError("session_not_found", f"There is no session {key!r}.",
+                             f"Known sessions: {known or 'none yet; launch one first'}.")
+        session.touch()
+        return session
+
+    async def close_session(self, session: Session) -> None:
+        try:
+            await session.terminate()
+        except Exception as exc:  # closing must always reap, whatever the peer says
+            log.warning("terminate of %s failed: %r", session.id, exc)
+            await session.backend.close()
+
+    async def close(self) -> None:
+        await asyncio.gather(*(self.close_session(s) for s in self.sessions.values()), return_exceptions=True)
+        if self._idle_task is not None:
+            self._idle_task.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        for sub in list(self.bus.subscribers):
+            sub.close()
+
+    async def _reap_idle(self) -> None:
+        while True:
+            await asyncio.sleep(min(60.0, max(self.idle_timeout / 4, 0.05)))
+            now = time.time()
+            for session in list(self.sessions.values()):
+                if not session.ended and now - session.last_activity > self.idle_timeout:
+                    log.info("session %s idle for %.0f s: stopping it", session.id, now - session.last_activity)
+                    session.emit("error", RelayError(
+                        "timeout", f"Session {session.name} was idle for {self.idle_timeout:g} s and was stopped.",
+                        "Raise idle_timeout on the Relay to keep idle sessions longer.").to_dict())
+                    await self.close_session(session)
+
+    # -- breakpoints ------------------------------------------------------------------------
+
+    def live(self) -> list[Session]:
+        return [s for s in self.sessions.values() if s.state in ("running", "paused")]
+
+    async def sync_breakpoints(self, changed: Breakpoint) -> None:
+        """Send the breakpoints of ``changed``'s kind (and file) to every live session."""
+        store = self.breakpoints
+        every = [bp for bp in store.list() if store.sendable(bp)]
+        for session in self.live():
+            backend = session.backend
+            try:
+                if changed.kind == "line" and changed.path:
+                    group = [bp for bp in every if bp.kind == "line" and bp.path == changed.path]
+                    results = await backend.set_breakpoints(changed.path, group)
+                elif changed.kind == "function":
+                    group = [bp for bp in every if bp.kind == "function"]
+                    results = await backend.set_function_breakpoints(group)
+                elif changed.kind == "stage":
+                    group = [bp for bp in every if bp.kind == "stage"]
+                    results = await backend.set_stage_breakpoints(group)
+                else:
+                    continue
+            except RelayError as exc:
+                if exc.code != "unsupported":
+                    log.warning("breakpoints not applied to %s: %s", session.id, exc)
+                continue
+            for bp, result in zip(group, results, strict=False):
+                session.on_breakpoint(bp.id, result)
+        self.bus.publish("", "breakpoint", {"breakpoint": as_dict(changed)})
+
+    async def sync_exceptions(self) -> None:
+        for session in self.live():
+            try:
+                await session.backend.set_exception_breakpoints(self.breakpoints.exceptions)
+            except RelayError as exc:
+                if exc.code != "unsupported":
+                    raise

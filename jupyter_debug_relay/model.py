@@ -1,0 +1,167 @@
+"""The neutral model every backend translates its wire into."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+SESSION_STATES = ("created", "launching", "running", "paused", "terminated", "failed")
+
+
+def as_dict(obj: Any) -> Any:
+    """A JSON-ready copy of a model object (dataclasses, lists and dicts of them)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: as_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [as_dict(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: as_dict(v) for k, v in obj.items()}
+    return obj
+
+
+@dataclass
+class Frame:
+    """One stack frame; ``path`` is None for code with no file (see ``source_ref``)."""
+
+    id: int
+    name: str
+    path: str | None
+    line: int
+    column: int = 1
+    source_ref: int = 0
+
+
+@dataclass
+class ExceptionInfo:
+    """The exception a stop is about."""
+
+    type: str
+    message: str
+    traceback: str = ""
+
+
+@dataclass
+class StopInfo:
+    """Where and why a target stopped."""
+
+    reason: str
+    thread_id: int
+    frame: Frame | None = None
+    breakpoint_ids: list[int] = field(default_factory=list)
+    exception: ExceptionInfo | None = None
+    description: str = ""
+    stopped_threads: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Thread:
+    """A thread of the target (for Mycel: a debug thread of one request)."""
+
+    id: int
+    name: str
+    stopped: bool = False
+
+
+@dataclass
+class Scope:
+    """A group of variables of one frame."""
+
+    name: str
+    ref: int
+    expensive: bool = False
+
+
+@dataclass
+class Variable:
+    """A value: its repr cut to a length (``truncated``), and ``ref`` when it has children."""
+
+    name: str
+    value: str
+    type: str = ""
+    ref: int = 0
+    named: int = 0
+    indexed: int = 0
+    evaluate_name: str = ""
+    truncated: bool = False
+
+
+@dataclass
+class VariablePage:
+    """A page of children: ``items`` from ``start``, out of ``total``."""
+
+    items: list[Variable]
+    start: int
+    total: int
+
+
+@dataclass
+class Breakpoint:
+    """A breakpoint owned by the relay; ``id`` is stable across sessions."""
+
+    id: int
+    kind: str  # line | function | exception | stage
+    path: str | None = None
+    line: int | None = None
+    name: str | None = None
+    condition: str | None = None
+    hit_condition: str | None = None
+    log_message: str | None = None
+    enabled: bool = True
+    verified: bool = False
+    message: str = ""
+    flow: str | None = None
+    stage: str | None = None
+    rule_index: int | None = None
+
+
+@dataclass
+class BreakpointResult:
+    """What a backend says of one breakpoint it was given."""
+
+    verified: bool
+    line: int | None = None
+    message: str = ""
+
+
+@dataclass
+class OutputChunk:
+    """A piece of target output; ``seq`` is its cursor."""
+
+    seq: int
+    category: str
+    text: str
+    ts: float = field(default_factory=time.time)
+
+
+@dataclass
+class OutputPage:
+    """Output read from a cursor: ``cursor`` is where the next read starts."""
+
+    chunks: list[OutputChunk]
+    cursor: int
+    dropped: int
+
+    @property
+    def text(self) -> str:
+        return "".join(c.text for c in self.chunks)
+
+
+@dataclass
+class SessionInfo:
+    """A snapshot of a session."""
+
+    id: str
+    name: str
+    backend: str
+    state: str
+    target: str
+    capabilities: dict[str, Any]
+    created_at: float
+    last_activity: float
+    exit_code: int | None = None
+    error: dict[str, Any] | None = None
+    stop: StopInfo | None = None
+    pid: int | None = None
+    parent: str | None = None

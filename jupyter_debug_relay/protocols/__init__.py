@@ -1,0 +1,1 @@
+"""Protocols: message framing and request/response matching above a transport."""

@@ -1,0 +1,239 @@
+"""The Debug Adapter Protocol base protocol: Content-Length framing and a channel.
+
+Implements the "Base protocol" section of the DAP specification: each message
+is a header part (``Content-Length: N``, CRLF-separated, ended by an empty
+line) followed by N bytes of UTF-8 JSON. ``DapChannel`` numbers outgoing
+messages, matches responses to requests by ``request_seq``, hands events to a
+callback and answers reverse requests (``runInTerminal``, ``startDebugging``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..errors import RelayError
+from ..transports.streams import ByteStream
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 64 << 20
+MAX_HEADER_LINES = 16
+DEFAULT_TIMEOUT = 30.0
+
+
+def clamp_timeout(timeout: float | None) -> float:
+    """A request timeout between 1 and 300 seconds (30 s when not given)."""
+    return DEFAULT_TIMEOUT if timeout is None else min(max(float(timeout), 1.0), 300.0)
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One framed message, header and body in a single buffer (one write, no Nagle stall)."""
+    body = json.dumps(message, separators=(",", ":")).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
+    """The next message, or None at a clean end of stream; a broken frame is a ``protocol_error``."""
+    length: int | None = None
+    for count in range(MAX_HEADER_LINES + 1):
+        try:
+            line = await reader.readuntil(b"\r\n")
+        except asyncio.IncompleteReadError as exc:
+            if not exc.partial and count == 0:
+                return None
+            raise _frame_error("the stream ended inside a header") from exc
+        except asyncio.LimitOverrunError as exc:
+            raise _frame_error("a header line is too long") from exc
+        line = line[:-2]
+        if not line:
+            break
+        name, sep, value = line.partition(b":")
+        if not sep:
+            raise _frame_error(f"bad header line {line[:80]!r}")
+        if name.strip().lower() == b"content-length":
+            try:
+                length = int(value.strip())
+            except ValueError as exc:
+                raise _frame_error(f"bad Content-Length {value.strip()[:40]!r}") from exc
+    else:
+        raise _frame_error("too many header lines")
+    if length is None or length < 0:
+        raise _frame_error("no Content-Length header")
+    if length > MAX_BODY:
+        raise _frame_error(f"a body of {length} bytes is over the {MAX_BODY} byte cap")
+    try:
+        body = await reader.readexactly(length)
+    except asyncio.IncompleteReadError as exc:
+        raise _frame_error("the stream ended inside a body") from exc
+    try:
+        message = json.loads(body)
+    except ValueError as exc:
+        raise _frame_error(f"the body is not JSON ({exc})") from exc
+    if not isinstance(message, dict) or "type" not in message:
+        raise _frame_error("the body is not a DAP message object")
+    return message
+
+
+def _frame_error(what: str) -> RelayError:
+    return RelayError("protocol_error", f"Broken DAP frame: {what}.")
+
+
+class DapRequestError(RelayError):
+    """The adapter answered a request with ``success: false``."""
+
+    def __init__(self, command: str, message: str, body: dict[str, Any]) -> None:
+        super().__init__(
+            "invalid_request",
+            message or f"The adapter refused {command!r}.",
+            "Check the arguments; the message is the adapter's own.",
+            {"command": command},
+        )
+        self.command = command
+        self.body = body
+
+
+EventHandler = Callable[[dict[str, Any]], None]
+ReverseHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+CloseHandler = Callable[[Exception | None], None]
+
+
+class DapChannel:
+    """Requests, responses, events and reverse requests over one framed stream."""
+
+    def __init__(
+        self,
+        stream: ByteStream,
+        on_event: EventHandler,
+        on_reverse: ReverseHandler,
+        on_close: CloseHandler,
+        timeout: float | None = None,
+    ) -> None:
+        self.stream = stream
+        self.timeout = clamp_timeout(timeout)
+        self._on_event = on_event
+        self._on_reverse = on_reverse
+        self._on_close = on_close
+        self._seq = 0
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._closed: Exception | None = None
+        self._reader_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
+
+    @property
+    def closed(self) -> bool:
+        return self._closed is not None
+
+    def send(self, message: dict[str, Any]) -> int:
+        if self._closed is not None:
+            raise RelayError("adapter_failed", f"The connection to {self.stream.label} is closed.")
+        self._seq += 1
+        message["seq"] = self._seq
+        try:
+            self.stream.write(encode(message))
+        except ConnectionError as exc:
+            raise RelayError("adapter_failed", f"The connection to {self.stream.label} is closed.") from exc
+        return self._seq
+
+    def send_request(self, command: str, arguments: dict[str, Any] | None = None) -> asyncio.Future:
+        """Send a request now; the future resolves to the response body."""
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        seq = self.send({"type": "request", "command": command, "arguments": arguments or {}})
+        self._pending[seq] = future
+        future.add_done_callback(lambda _f: self._pending.pop(seq, None))
+        return future
+
+    async def request(
+        self, command: str, arguments: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Send a request and wait for its response body, at most ``timeout`` seconds."""
+        return await self.wait(command, self.send_request(command, arguments), timeout)
+
+    async def wait(self, command: str, future: asyncio.Future, timeout: float | None = None) -> dict:
+        limit = self.timeout if timeout is None else clamp_timeout(timeout)
+        try:
+            return await asyncio.wait_for(future, limit)
+        except asyncio.TimeoutError:
+            raise RelayError(
+                "timeout",
+                f"No answer to {command!r} from {self.stream.label} within {limit:g} s.",
+                "The adapter is busy or stuck; try again, or stop the session.",
+            ) from None
+
+    async def _read_loop(self) -> None:
+        error: Exception | None = None
+        try:
+            while True:
+                message = await read_message(self.stream.reader)
+                if message is None:
+                    break
+                self._dispatch(message)
+        except RelayError as exc:
+            error = exc
+        except (ConnectionError, OSError) as exc:
+            error = RelayError("adapter_failed", f"The connection to {self.stream.label} broke: {exc}.")
+        except asyncio.CancelledError:
+            pass
+        self._close(error)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "response":
+            future = self._pending.pop(message.get("request_seq", -1), None)
+            if future is None or future.done():
+                return
+            if message.get("success", False):
+                future.set_result(message.get("body") or {})
+            else:
+                body = message.get("body") or {}
+                text = message.get("message") or ""
+                detail = (body.get("error") or {}).get("format")
+                future.set_exception(DapRequestError(message.get("command", "?"), detail or text, body))
+        elif kind == "event":
+            try:
+                self._on_event(message)
+            except Exception:  # a bug in a handler must not kill the channel
+                log.exception("event handler failed for %s", message.get("event"))
+        elif kind == "request":
+            task = asyncio.get_running_loop().create_task(self._answer(message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, request: dict[str, Any]) -> None:
+        command = request.get("command", "")
+        response: dict[str, Any] = {"type": "response", "request_seq": request.get("seq"), "command": command}
+        try:
+            response["body"] = await self._on_reverse(command, request.get("arguments") or {})
+            response["success"] = True
+        except Exception as exc:
+            response.update(success=False, message=str(getattr(exc, "message", exc)))
+        if not self.closed:
+            self.send(response)
+
+    def _close(self, error: Exception | None) -> None:
+        if self._closed is not None:
+            return
+        self._closed = error or RelayError("adapter_failed", f"{self.stream.label} closed the connection.")
+        for future in list(self._pending.values()):
+            if not future.done():
+                future.set_exception(self._closed)
+        self._pending.clear()
+        self.stream.close()
+        self._on_close(error)
+
+    async def close(self) -> None:
+        if self._reader_task is not None and not self._reader_task.done():
+            self._reader_task.cancel()
+            try:
+                await self._reader_task
+            except asyncio.CancelledError:
+                pass
+        self._close(None)
+        for task in list(self._tasks):
+            task.cancel()

@@ -1,0 +1,342 @@
+"""The synchronous facade: ``Relay`` and session handles, callable from any thread.
+
+The engine lives on one asyncio loop in a daemon thread ("relay loop"). Every
+call here submits a coroutine to that loop and waits for it with a timeout,
+so nothing blocks the caller's thread without one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import threading
+import weakref
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from .backends.debugpy import DebugpyBackend
+from .engine.events import Event
+from .engine.manager import SessionManager
+from .engine.output import DEFAULT_CAP
+from .engine.session import BackendFactory, Session
+from .errors import RelayError
+from .model import (
+    Breakpoint,
+    Frame,
+    OutputPage,
+    Scope,
+    SessionInfo,
+    StopInfo,
+    Thread,
+    Variable,
+    VariablePage,
+)
+
+MARGIN = 5.0  # seconds a facade call waits beyond the engine's own timeout
+
+_open_relays: weakref.WeakSet[Relay] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_relays() -> None:
+    for relay in list(_open_relays):
+        relay.close()
+
+
+class Relay:
+    """Owns the relay loop, the session manager and the breakpoints; a context manager."""
+
+    def __init__(
+        self,
+        *,
+        output_cap: int = DEFAULT_CAP,
+        idle_timeout: float = 3600.0,
+        request_timeout: float = 30.0,
+        max_value_length: int = 1000,
+    ) -> None:
+        self.request_timeout = min(max(float(request_timeout), 1.0), 300.0)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="relay loop", daemon=True)
+        self._thread.start()
+        self._manager = SessionManager(output_cap, idle_timeout, max_value_length)
+        self._closed = False
+        self.breakpoints = Breakpoints(self)
+        _open_relays.add(self)
+
+    # -- running on the loop ----------------------------------------------------------------
+
+    def call(self, coro: Coroutine[Any, Any, Any], timeout: float | None = None) -> Any:
+        """Run ``coro`` on the relay loop and wait for its result, at most ``timeout`` seconds."""
+        if self._closed:
+            coro.close()
+            raise RelayError("not_running", "This relay is closed.", "Create a new Relay().")
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise RelayError("invalid_request", "Relay calls cannot be made from an event callback.",
+                             "Do the work outside the callback, e.g. on another thread.")
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        limit = (timeout if timeout is not None else self.request_timeout) + MARGIN
+        try:
+            return future.result(limit)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise RelayError("timeout", f"The relay did not answer within {limit:g} s.") from None
+
+    def _run(self, fn: Callable[[], Any]) -> Any:
+        async def run() -> Any:
+            return fn()
+        return self.call(run())
+
+    @property
+    def manager(self) -> SessionManager:
+        return self._manager
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def start(self, factory: BackendFactory, name: str | None = None, timeout: float | None = None) -> SessionHandle:
+        """Start a session on any backend made by ``factory(events)``."""
+        session = self.call(self._manager.start(factory, name), timeout or 60.0)
+        return SessionHandle(self, session)
+
+    def launch(
+        self,
+        program: str | None = None,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        python: str | None = None,
+        module: str | None = None,
+        stop_on_entry: bool = False,
+        just_my_code: bool = True,
+        subprocess: bool = False,
+        name: str | None = None,
+    ) -> SessionHandle:
+        """Launch a Python script (or ``module=``) under debugpy."""
+        options = dict(program=program, module=module, args=args, cwd=cwd, env=env, python=python,
+                       stop_on_entry=stop_on_entry, just_my_code=just_my_code, subprocess=subprocess,
+                       request_timeout=self.request_timeout)
+        return self.start(lambda events: DebugpyBackend(events, **options), name)
+
+    def attach(
+        self, port: int | None = None, host: str = "127.0.0.1", pid: int | None = None,
+        just_my_code: bool = True, name: str | None = None,
+    ) -> SessionHandle:
+        """Attach to ``python -m debugpy --listen PORT`` (port) or to a running process (pid)."""
+        if (port is None) == (pid is None):
+            raise RelayError("invalid_request", "Attach needs a port or a pid (one of them).")
+        options = dict(port=port, host=host, pid=pid, just_my_code=just_my_code, request_timeout=self.request_timeout)
+        return self.start(lambda events: DebugpyBackend(events, **options), name)
+
+    @property
+    def sessions(self) -> list[SessionHandle]:
+        return [SessionHandle(self, s) for s in self._run(lambda: list(self._manager.sessions.values()))]
+
+    def get(self, key: str) -> SessionHandle:
+        """A session by id (``s1``) or name."""
+        return SessionHandle(self, self._run(lambda: self._manager.get(key)))
+
+    def subscribe(self, callback: Callable[[Event], None], session: str | None = None) -> Callable[[], None]:
+        """Call ``callback(event)`` (on the relay loop) for every event; returns the unsubscribe function."""
+        sub = self._run(lambda: self._manager.bus.subscribe(callback, session))
+        return lambda: None if self._closed else self._loop.call_soon_threadsafe(sub.close)
+
+    def events_since(self, seq: int) -> list[Event]:
+        return self._run(lambda: self._manager.bus.since(seq))
+
+    # -- closing ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End every session, reap every process, stop the loop. Safe to call twice."""
+        if self._closed:
+            return
+        try:
+            self.call(self._manager.close(), 20.0)
+        except RelayError:
+            pass
+        self._closed = True
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5.0)
+        _open_relays.discard(self)
+
+    def __enter__(self) -> Relay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Breakpoints:
+    """``relay.breakpoints``: the relay's breakpoints, applied to every session, live."""
+
+    def __init__(self, relay: Relay) -> None:
+        self._relay = relay
+
+    def _store(self):
+        return self._relay.manager.breakpoints
+
+    def _sync(self, bp: Breakpoint) -> Breakpoint:
+        self._relay.call(self._relay.manager.sync_breakpoints(bp))
+        return bp
+
+    def add(self, path: str, line: int, condition: str | None = None, hit_condition: str | None = None,
+            log_message: str | None = None) -> Breakpoint:
+        return self._sync(self._relay._run(
+            lambda: self._store().add_line(path, line, condition, hit_condition, log_message)))
+
+    def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
+        return self._sync(self._relay._run(lambda: self._store().add_function(name, condition)))
+
+    def add_stage(self, flow: str, stage: str, rule_index: int | None = None, condition: str | None = None
+                  ) -> Breakpoint:
+        return self._sync(self._relay._run(lambda: self._store().add_stage(flow, stage, rule_index, condition)))
+
+    def exceptions(self, mode: str) -> str:
+        self._relay._run(lambda: self._store().set_exceptions(mode))
+        self._relay.call(self._relay.manager.sync_exceptions())
+        return mode
+
+    def list(self) -> list[Breakpoint]:
+        return self._relay._run(lambda: self._store().list())
+
+    def get(self, bp_id: int) -> Breakpoint:
+        return self._relay._run(lambda: self._store().get(bp_id))
+
+    def remove(self, bp_id: int) -> Breakpoint:
+        return self._sync(self._relay._run(lambda: self._store().remove(bp_id)))
+
+    def clear(self, path: str | None = None) -> list[Breakpoint]:
+        gone = self._relay._run(lambda: self._store().clear(path))
+        for bp in gone:
+            self._sync(bp)
+        return gone
+
+    def enable(self, bp_id: int, enabled: bool = True) -> Breakpoint:
+        def flip() -> Breakpoint:
+            bp = self._store().get(bp_id)
+            bp.enabled = bool(enabled)
+            return bp
+        return self._sync(self._relay._run(flip))
+
+
+class SessionHandle:
+    """A debug session seen from the caller's thread; every call waits with a timeout."""
+
+    def __init__(self, relay: Relay, session: Session) -> None:
+        self._relay = relay
+        self._session = session
+        self.id = session.id
+
+    def __repr__(self) -> str:
+        return f"<Session {self.id} {self.name!r} {self.state}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SessionHandle) and other._session is self._session
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def _call(self, coro: Coroutine[Any, Any, Any], timeout: float | None = None) -> Any:
+        self._session.touch()
+        return self._relay.call(coro, timeout)
+
+    @property
+    def name(self) -> str:
+        return self._session.name
+
+    @property
+    def state(self) -> str:
+        return self._session.state
+
+    @property
+    def backend(self) -> str:
+        return self._session.backend.kind
+
+    @property
+    def exit_code(self) -> int | None:
+        return self._session.exit_code
+
+    @property
+    def stop(self) -> StopInfo | None:
+        return self._session.stop
+
+    def info(self) -> SessionInfo:
+        return self._relay._run(self._session.info)
+
+    # -- execution --------------------------------------------------------------------------
+
+    def wait_for_stop(self, timeout: float = 10.0) -> StopInfo:
+        """The current stop, or the next one; raises ``target_exited`` or ``timeout``."""
+        return self._call(self._session.wait_for_stop(timeout), timeout)
+
+    def _resume(self, action: str, thread_id: int | None, wait: bool, timeout: float) -> StopInfo | None:
+        return self._call(self._session.resume(action, thread_id, wait, timeout), timeout + self._relay.request_timeout)
+
+    def continue_(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
+        return self._resume("continue", thread_id, wait, timeout)
+
+    def next(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
+        return self._resume("next", thread_id, wait, timeout)
+
+    def step_in(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
+        return self._resume("stepIn", thread_id, wait, timeout)
+
+    def step_out(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
+        return self._resume("stepOut", thread_id, wait, timeout)
+
+    def pause(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
+        return self._call(self._session.pause(thread_id, wait, timeout), timeout + self._relay.request_timeout)
+
+    # -- inspection -------------------------------------------------------------------------
+
+    def threads(self) -> list[Thread]:
+        return self._call(self._session.threads())
+
+    def stack(self, thread_id: int | None = None, start: int = 0, levels: int | None = None) -> list[Frame]:
+        frames, _total = self._call(self._session.stack(thread_id, start, levels))
+        return frames
+
+    def scopes(self, frame_id: int | None = None) -> list[Scope]:
+        return self._call(self._session.scopes(frame_id))
+
+    def variables(self, ref: int, start: int = 0, count: int = 100) -> VariablePage:
+        return self._call(self._session.variables(ref, start, count))
+
+    def evaluate(self, expression: str, frame_id: int | None = None, context: str = "repl") -> Variable:
+        return self._call(self._session.evaluate(expression, frame_id, context))
+
+    def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        return self._call(self._session.set_variable(ref, name, value))
+
+    def completions(self, text: str, frame_id: int | None = None) -> list[str]:
+        return self._call(self._session.completions(text, frame_id))
+
+    def source(self, frame: Frame | None = None) -> str:
+        return self._call(self._session.source(frame))
+
+    # -- output and input -------------------------------------------------------------------
+
+    def output(self, since: int = 0, limit: int | None = None) -> OutputPage:
+        return self._relay._run(lambda: self._session.output.read(since, limit))
+
+    def send_input(self, text: str) -> None:
+        self._session.require_live()
+        self._call(self._session.backend.send_input(text))
+
+    def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
+        return self._relay.subscribe(callback, session=self.id)
+
+    def custom_request(self, command: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        self._session.require_live()
+        return self._call(self._session.backend.custom_request(command, arguments or {}))
+
+    # -- ending -----------------------------------------------------------------------------
+
+    def terminate(self) -> None:
+        self._call(self._relay.manager.close_session(self._session), 15.0)
+
+    def detach(self) -> None:
+        self._call(self._session.detach(), 10.0)
+
+    def restart(self) -> None:
+        self._call(self._session.restart(), 60.0)

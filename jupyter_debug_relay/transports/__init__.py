@@ -1,0 +1,1 @@
+"""Transports: byte streams to peers (subprocess stdio, TCP, WebSocket)."""

@@ -1,0 +1,91 @@
+"""Child processes in their own process group, tracked so none outlives the relay."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import signal
+import subprocess
+from collections.abc import Sequence
+
+from ..errors import RelayError
+
+_live_groups: set[int] = set()
+
+
+def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+    """Signal a whole process group, ignoring one that is already gone."""
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def track_group(pgid: int) -> None:
+    """Remember a process group so it is killed at interpreter exit if still alive."""
+    _live_groups.add(pgid)
+
+
+def untrack_group(pgid: int) -> None:
+    _live_groups.discard(pgid)
+
+
+@atexit.register
+def _kill_all_groups() -> None:
+    for pgid in list(_live_groups):
+        kill_group(pgid)
+    _live_groups.clear()
+
+
+async def spawn(
+    argv: Sequence[str],
+    *,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    what: str = "process",
+) -> asyncio.subprocess.Process:
+    """Start ``argv`` with piped stdio in a new process group (session)."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            limit=1 << 20,
+        )
+    except FileNotFoundError as exc:
+        raise RelayError(
+            "connection_failed",
+            f"Cannot start the {what}: {argv[0]!r} was not found.",
+            "Install it or give its full path.",
+            {"path": argv[0]},
+        ) from exc
+    except OSError as exc:
+        raise RelayError("connection_failed", f"Cannot start the {what} {argv[0]!r}: {exc}.") from exc
+    track_group(proc.pid)
+    return proc
+
+
+async def reap(proc: asyncio.subprocess.Process, grace: float = 1.0) -> int | None:
+    """End a spawned process and its group: SIGTERM, then SIGKILL after ``grace`` seconds."""
+    if proc.returncode is None:
+        kill_group(proc.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), grace)
+        except asyncio.TimeoutError:
+            pass
+    kill_group(proc.pid, signal.SIGKILL)
+    untrack_group(proc.pid)
+    if proc.returncode is None:
+        try:
+            await asyncio.wait_for(proc.wait(), 2.0)
+        except asyncio.TimeoutError:
+            pass
+    for pipe in (proc.stdin,):
+        if pipe is not None and not pipe.is_closing():
+            pipe.close()
+    return proc.returncode

@@ -1,0 +1,50 @@
+"""A byte stream to a peer: an asyncio reader plus a writer, over pipes or TCP."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from ..errors import RelayError
+
+
+class ByteStream:
+    """The reading and writing ends of one connection to a peer."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, label: str) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.label = label
+
+    def write(self, data: bytes) -> None:
+        if self.writer.is_closing():
+            raise ConnectionResetError(f"the connection to {self.label} is closed")
+        self.writer.write(data)
+
+    def close(self) -> None:
+        if not self.writer.is_closing():
+            self.writer.close()
+
+
+def pipe_stream(proc: asyncio.subprocess.Process, label: str) -> ByteStream:
+    """The stdout/stdin pipes of a spawned process as a stream."""
+    assert proc.stdout is not None and proc.stdin is not None
+    return ByteStream(proc.stdout, proc.stdin, label)
+
+
+async def tcp_stream(host: str, port: int, timeout: float = 10.0) -> ByteStream:
+    """Connect to ``host:port`` with TCP_NODELAY set (no 40 ms delayed-ACK stalls)."""
+    try:
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port, limit=1 << 20), timeout
+        )
+    except (OSError, asyncio.TimeoutError) as exc:
+        raise RelayError(
+            "connection_failed",
+            f"Cannot connect to {host}:{port}: {exc or 'timed out'}.",
+            details={"address": f"{host}:{port}"},
+        ) from exc
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return ByteStream(reader, writer, f"{host}:{port}")

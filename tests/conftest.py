@@ -1,0 +1,80 @@
+"""Shared fixtures: a relay per test, target programs, and a check that no process is left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from jupyter_debug_relay import Relay
+
+MARKERS = ("debugpy", "_nodelay_boot")
+
+
+def debug_processes() -> dict[int, str]:
+    """Processes of this machine that a debug session may have started."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and any(m in cmd for m in MARKERS) and "pytest" not in cmd:
+            found[int(entry)] = cmd
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes():
+    """Fail a test that leaves a debug adapter or target running (and kill what it left)."""
+    before = set(debug_processes())
+    yield
+    deadline = time.monotonic() + 5
+    while True:
+        left = {pid: cmd for pid, cmd in debug_processes().items() if pid not in before}
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert not left, f"processes left behind: {left}"
+
+
+@pytest.fixture
+def relay():
+    with Relay() as r:
+        yield r
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    """Write a target program into the test's folder; returns its path as a string."""
+
+    def write(name: str, source: str) -> str:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source).lstrip("\n"))
+        return str(path)
+
+    return write
+
+
+def line_of(path: str, marker: str) -> int:
+    """The line number of the first line containing ``marker``."""
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if marker in line:
+                return number
+    raise AssertionError(f"{marker!r} not in {path}")
