@@ -210,8 +210,8 @@ def test_attach_by_port_breaks_inspects_and_detach_leaves_target_running(relay, 
             try:
                 session = relay.attach(port=port)
                 break
-            except RelayError as exc:
-                assert exc.code == "connection_failed"
+            except RelayError as exc:  # the server is still starting
+                assert exc.code in ("connection_failed", "adapter_failed")
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)

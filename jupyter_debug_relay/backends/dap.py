@@ -68,6 +68,7 @@ class DapBackend(Backend):
         self._known_threads: dict[int, str] = {}
         self._bp_ids: dict[int, int] = {}  # the adapter's breakpoint id -> the relay's
         self._child_counts: dict[int, tuple[int, int]] = {}  # variables ref -> (named, indexed)
+        self.ref_origin: dict[int, tuple[int | None, Variable]] = {}  # variables ref -> (frame id, its variable)
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- connection -------------------------------------------------------------------------
@@ -399,11 +400,12 @@ class DapBackend(Backend):
         answer = await self.request("scopes", {"frameId": frame_id})
         scopes = []
         for s in answer.get("scopes") or []:
+            self.ref_origin[s["variablesReference"]] = (frame_id, Variable(name=s["name"], value=""))
             scopes.append(Scope(name=s["name"], ref=s["variablesReference"], expensive=s.get("expensive", False)))
             self._child_counts[s["variablesReference"]] = (s.get("namedVariables", 0), s.get("indexedVariables", 0))
         return scopes
 
-    def _variable(self, v: dict[str, Any], value_key: str = "value") -> Variable:
+    def _variable(self, v: dict[str, Any], value_key: str = "value", frame_id: int | None = None) -> Variable:
         var = Variable(
             name=v.get("name", ""),
             value=v.get(value_key, ""),
@@ -415,19 +417,21 @@ class DapBackend(Backend):
         )
         if var.ref:
             self._child_counts[var.ref] = (var.named, var.indexed)
+            self.ref_origin[var.ref] = (frame_id, var)
         return var
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        frame_id = self.ref_origin.get(ref, (None, None))[0]
         named, indexed = self._child_counts.get(ref, (0, 0))
         if indexed > count and self.capabilities.get("supportsVariablePaging", True):
             # Large containers: page the indexed children on the adapter side.
             answer = await self.request(
                 "variables", {"variablesReference": ref, "filter": "indexed", "start": start, "count": count}
             )
-            items = [self._variable(v) for v in answer.get("variables") or []]
+            items = [self._variable(v, frame_id=frame_id) for v in answer.get("variables") or []]
             return VariablePage(items=items, start=start, total=indexed)
         answer = await self.request("variables", {"variablesReference": ref})
-        every = [self._variable(v) for v in answer.get("variables") or []]
+        every = [self._variable(v, frame_id=frame_id) for v in answer.get("variables") or []]
         return VariablePage(items=every[start : start + count], start=start, total=len(every))
 
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
@@ -435,7 +439,7 @@ class DapBackend(Backend):
         if frame_id is not None:
             args["frameId"] = frame_id
         answer = await self.request("evaluate", args)
-        return self._variable({"name": expression, **answer}, value_key="result")
+        return self._variable({"name": expression, **answer}, value_key="result", frame_id=frame_id)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         self._need("supportsSetVariable", "setting variables")

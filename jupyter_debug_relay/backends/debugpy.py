@@ -8,11 +8,15 @@ import sys
 from typing import Any
 
 from ..errors import RelayError
+from ..model import Variable, VariablePage
 from .base import BackendEvents
 from .dap import DapBackend
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
+NATIVE_CHILDREN = 300  # debugpy lists at most this many children of a container, and cannot page them
+SLICEABLE = {"list", "tuple", "range", "deque", "ndarray", "Series", "DataFrame"}
+GROUPS = ("special variables", "function variables", "class variables", "protected variables", "len()")
 
 
 def check_syntax(path: str) -> None:
@@ -103,7 +107,7 @@ class DebugpyBackend(DapBackend):
                 "python": [python or sys.executable, "-X", "frozen_modules=off", NODELAY_BOOT],
                 "args": list(args or []),
                 "cwd": os.path.abspath(cwd or os.getcwd()),
-                "env": dict(env or {}),
+                "env": {"PYTHONUNBUFFERED": "1", **(env or {})},  # output as it is printed, as in a terminal
                 "stopOnEntry": stop_on_entry,
                 "rules": [{"path": NODELAY_BOOT, "include": False}],
             }
@@ -137,6 +141,29 @@ class DebugpyBackend(DapBackend):
             return RelayError("connection_failed", f"Cannot attach to {self.target}: {exc.message}",
                               details={"address": self.target})
         return super().start_failed(exc)
+
+    async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        """Children of a container, paged on the target side when debugpy alone would cut the list short."""
+        frame_id, parent = self.ref_origin.get(ref, (None, None))
+        expr = parent.evaluate_name if parent is not None else ""
+        if not expr or parent is None or parent.type not in SLICEABLE | {"dict"}:
+            return await super().variables(ref, start, count)
+        total = int((await self.evaluate(f"len({expr})", frame_id, "watch")).value)
+        if total <= NATIVE_CHILDREN:
+            return await super().variables(ref, start, count)
+        if parent.type == "dict":
+            window = f"dict(__import__('itertools').islice(({expr}).items(), {start}, {start + count}))"
+        else:
+            window = f"({expr})[{start}:{start + count}]"
+        holder = await self.evaluate(window, frame_id, "watch")
+        page = await super().variables(holder.ref, 0, count + len(GROUPS))
+        items = [v for v in page.items if v.name not in GROUPS][:count]
+        for offset, var in enumerate(items):
+            if parent.type == "dict":
+                var.evaluate_name = var.evaluate_name.replace(f"({window})", expr, 1).replace(window, expr, 1)
+            else:
+                var.name, var.evaluate_name = str(start + offset), f"{expr}[{start + offset}]"
+        return VariablePage(items=items, start=start, total=total)
 
     async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """debugpy's ``startDebugging``: attach a child backend to the subprocess it announced."""

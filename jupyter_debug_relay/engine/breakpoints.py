@@ -93,6 +93,15 @@ class BreakpointStore:
             bp.verified = False
             bp.message = f"line {bp.line} has no code (blank, comment or inside a statement){suggestion}"
 
+    def appeared(self) -> list[Breakpoint]:
+        """Pending breakpoints whose file exists now (re-checked, ready to send)."""
+        found = []
+        for bp in self._items.values():
+            if bp.kind == "line" and bp.message.startswith("file not found") and os.path.isfile(bp.path or ""):
+                self._check_line(bp)
+                found.append(bp)
+        return found
+
     def sendable(self, bp: Breakpoint) -> bool:
         """Whether a backend should receive this breakpoint (enabled and not known to be on a dead line)."""
         return bp.enabled and not (bp.kind == "line" and bp.message.startswith(("line ", "file not found")))

@@ -55,7 +55,7 @@ class SessionManager:
         session = Session(self, session_id, name or session_id, factory, self.output_cap, parent)
         self.sessions[session_id] = session
         if self._idle_task is None:
-            self._idle_task = asyncio.get_running_loop().create_task(self._reap_idle())
+            self._idle_task = asyncio.get_running_loop().create_task(self._housekeeping())
         return session
 
     async def start(self, factory: BackendFactory, name: str | None = None) -> Session:
@@ -100,9 +100,12 @@ class SessionManager:
         for sub in list(self.bus.subscribers):
             sub.close()
 
-    async def _reap_idle(self) -> None:
+    async def _housekeeping(self) -> None:
+        """Once a second: send breakpoints whose file appeared, stop idle sessions."""
         while True:
-            await asyncio.sleep(min(60.0, max(self.idle_timeout / 4, 0.05)))
+            await asyncio.sleep(min(1.0, max(self.idle_timeout / 4, 0.05)))
+            for bp in self.breakpoints.appeared():
+                await self.sync_breakpoints(bp)
             now = time.time()
             for session in list(self.sessions.values()):
                 if not session.ended and now - session.last_activity > self.idle_timeout:

@@ -1,0 +1,639 @@
+"""The Mycel backend: Mycel Studio's debug protocol (JSON-RPC 2.0 over WebSocket) in the neutral model.
+
+Mapping:
+
+- A Mycel debug thread (one request through a flow, id "t" + 16 hex) is a ``Thread`` with a
+  small integer id given in order of appearance.
+- A paused thread has one ``Frame``: named after its stage (``transform rule 1 (name)`` inside
+  a transform rule), ``path`` ``flow:<flow name>``, ``line`` the stage's place in Mycel's
+  pipeline order (``PIPELINE_STAGES``, 1-based; 0 for a stage not in that list) and ``column``
+  the rule index + 1 inside a rule (else 1). Frame ids are new at every stop.
+- The Scopes are the keys of ``debug.variables``: input, output, enriched, steps, rule.
+- Stop reasons: breakpoint -> breakpoint, step and stepInto -> step, exception/error ->
+  exception, pause -> pause, entry -> entry; anything else -> pause, named in the description.
+- ``stage`` breakpoints (flow, stage, rule_index, condition) are sent per flow with
+  ``debug.setBreakpoints``; rule_index None means -1 (the whole stage).
+- Actions: continue -> debug.continue, next and stepOut -> debug.next (stepOut leaves a
+  transform for the next stage), stepIn -> debug.stepInto. Mycel cannot pause.
+- Several threads may be paused at once, each driven by its id. When a thread is continued
+  or ends while another is still paused (and no step is pending), that other thread's stop is
+  reported again, so the session shows it as paused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import time
+from collections import OrderedDict, deque
+from typing import Any
+
+from ..errors import RelayError
+from ..model import (
+    Breakpoint,
+    BreakpointResult,
+    ExceptionInfo,
+    Frame,
+    Scope,
+    StopInfo,
+    Thread,
+    Variable,
+    VariablePage,
+)
+from ..protocols.jsonrpc import MAX_TIMEOUT, MIN_TIMEOUT, JsonRpcChannel, clamp_timeout
+from ..transports.websocket import DEFAULT_MAX_FRAME, WebSocketTransport
+from .base import Backend, BackendEvents
+
+PIPELINE_STAGES = (
+    "input",
+    "sanitize",
+    "filter",
+    "accept",
+    "validate_input",
+    "enrich",
+    "step",
+    "transform",
+    "dedupe",
+    "validate_output",
+    "cache_hit",
+    "cache_miss",
+    "read",
+    "write",
+)
+INSPECTABLE = ("flows", "flow", "connectors", "types", "transforms")
+STOP_REASONS = {
+    "breakpoint": "breakpoint",
+    "step": "step",
+    "stepInto": "step",
+    "exception": "exception",
+    "error": "exception",
+    "pause": "pause",
+    "entry": "entry",
+}
+ACTIONS = {
+    "continue": "debug.continue",
+    "next": "debug.next",
+    "stepOut": "debug.next",
+    "stepIn": "debug.stepInto",
+}
+MYCEL_ERRORS = {
+    -32000: ("not_running", "Mycel no longer knows this debug session; reconnect."),
+    -32001: ("invalid_request", "That Mycel thread has ended or never existed; list threads with threads()."),
+    -32002: ("invalid_request", "There is no such flow; list them with inspect('flows')."),
+    -32003: ("invalid_request", "Check the CEL expression: its variables, functions and quotes."),
+}
+CLIENT_NAME = "jupyter_debug_relay"
+MAX_VALUE = 4096
+TIMELINE_EVENTS = 500
+KEPT_FINISHED_THREADS = 200
+_TYPE_NAMES = (
+    (bool, "bool"),
+    (int, "int"),
+    (float, "double"),
+    (str, "string"),
+    (list, "list"),
+    (dict, "map"),
+)
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null_type"
+    return next((name for kind, name in _TYPE_NAMES if isinstance(value, kind)), type(value).__name__)
+
+
+def _child_name(parent: str, key: str | int) -> str:
+    if not parent:
+        return ""
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    return f"{parent}.{key}" if key.isidentifier() else f"{parent}[{json.dumps(key)}]"
+
+
+def _expect(result: Any, kind: type, method: str, url: str) -> Any:
+    if not isinstance(result, kind):
+        expected = "an object" if kind is dict else "an array"
+        raise RelayError(
+            "protocol_error",
+            f"Mycel at {url} answered {method} with {_type_name(result)} where {expected} was expected.",
+            details={"method": method},
+        )
+    return result
+
+
+class MycelBackend(Backend):
+    """A Mycel service's debug endpoint (``ws://host:9090/debug``); the runtime outlives the session."""
+
+    kind = "mycel"
+
+    def __init__(
+        self,
+        events: BackendEvents,
+        url: str,
+        *,
+        request_timeout: float = 30.0,
+        max_frame: int = DEFAULT_MAX_FRAME,
+    ) -> None:
+        super().__init__(events)
+        self.url = url
+        self.target = url
+        self.request_timeout = clamp_timeout(request_timeout)
+        self.max_frame = max_frame
+        self.session_id = ""
+        self.flows: list[str] = []
+        self.sources: list[dict[str, Any]] = []
+        self._channel: JsonRpcChannel | None = None
+        self._closing = False
+        self._stage_bps: list[Breakpoint] = []
+        self._sent_flows: set[str] = set()
+        self._thread_numbers = itertools.count(1)
+        self._numbers = itertools.count(1)
+        self._ids: dict[str, int] = {}
+        self._names: dict[int, str] = {}
+        self._paused: OrderedDict[int, StopInfo] = OrderedDict()
+        self._actions: dict[int, str] = {}
+        self._frames: dict[int, int] = {}
+        self._refs: dict[int, tuple[int, Any, str]] = {}
+        self._timelines: dict[int, deque[dict[str, Any]]] = {}
+        self._finished: deque[int] = deque()
+        self._flow_sources: dict[str, str] | None = None
+        self._consumers: dict[str, list[asyncio.Future[int]]] = {}
+        self._background: set[asyncio.Task] = set()
+
+    # -- connection ---------------------------------------------------------------------
+
+    async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
+        """The setup handshake: attach, set the stage breakpoints, ready."""
+        await self._connect()
+        await self.apply_breakpoints(breakpoints, exceptions)
+        await self.ready()
+
+    async def reconnect(self) -> None:
+        """Connect again (after a drop): attach, set the same stage breakpoints, ready."""
+        await self._disconnect()
+        await self._connect()
+        if self._stage_bps:
+            results = await self.set_stage_breakpoints(self._stage_bps)
+            self.breakpoint_results.update({bp.id: r for bp, r in zip(self._stage_bps, results, strict=True)})
+        await self.ready()
+
+    async def _connect(self) -> None:
+        transport = await WebSocketTransport.connect(
+            self.url, timeout=self.request_timeout, max_frame=self.max_frame
+        )
+        self._closing = False
+        self._sent_flows.clear()
+        self._channel = JsonRpcChannel(
+            transport,
+            peer=f"Mycel at {self.url}",
+            timeout=self.request_timeout,
+            errors=MYCEL_ERRORS,
+            on_notification=self._on_notification,
+            on_closed=self._on_closed,
+        )
+        self._channel.start()
+        try:
+            result = _expect(
+                await self._call("debug.attach", {"clientName": CLIENT_NAME}), dict, "debug.attach", self.url
+            )
+        except RelayError:
+            await self._disconnect()
+            raise
+        self.session_id = str(result.get("sessionId", ""))
+        self.flows = [str(f) for f in result.get("flows") or []]
+        self.capabilities = {
+            "supportsStageBreakpoints": True,
+            "supportsRuleBreakpoints": True,
+            "supportsConditionalBreakpoints": True,
+            "supportsEvaluate": True,
+            "supportsStepOut": True,
+            "supportsPause": False,
+            "supportsSetVariable": False,
+            "supportsMultipleThreads": True,
+            "sessionId": self.session_id,
+            "flows": self.flows,
+            "sources": self.sources,
+        }
+
+    async def _disconnect(self) -> None:
+        self._closing = True
+        for task in self._background:
+            task.cancel()
+        for waiters in self._consumers.values():
+            for waiter in waiters:
+                waiter.cancel()
+        self._consumers.clear()
+        self._forget_pauses()
+        if self._channel is not None:
+            await self._channel.close()
+
+    def _on_closed(self, error: RelayError) -> None:
+        if self._closing:
+            return
+        self._forget_pauses()
+        self.events.on_lost(error)
+
+    def _forget_pauses(self) -> None:
+        self._paused.clear()
+        self._actions.clear()
+        self._frames.clear()
+        self._refs.clear()
+
+    async def _call(
+        self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> Any:
+        if self._channel is None:
+            raise RelayError(
+                "not_running", f"The Mycel session at {self.url} is not connected.", "Connect with start()."
+            )
+        try:
+            return await self._channel.request(method, params, timeout=timeout)
+        except RelayError as exc:
+            if exc.details.get("rpc_code") == -32602 and "not paused" in exc.details.get("rpc_message", ""):
+                raise RelayError("not_paused", exc.message, details=exc.details) from None
+            raise
+
+    async def detach(self) -> None:
+        """Say ``debug.detach`` and close the socket; Mycel lets its threads run on."""
+        try:
+            await self._call("debug.detach", timeout=MIN_TIMEOUT)
+        finally:
+            await self._disconnect()
+
+    async def terminate(self) -> None:
+        """Detach if the peer still answers, then close; the Mycel runtime keeps running."""
+        with contextlib.suppress(RelayError):
+            await self._call("debug.detach", timeout=MIN_TIMEOUT)
+        await self._disconnect()
+
+    async def close(self) -> None:
+        """Close the socket now; safe to call twice."""
+        await self._disconnect()
+
+    # -- Mycel's own verbs ----------------------------------------------------------------
+
+    async def ready(self) -> list[dict[str, Any]]:
+        """``debug.ready``: Mycel starts its suspended connectors; returns the event sources."""
+        result = _expect(await self._call("debug.ready"), dict, "debug.ready", self.url)
+        self.sources = [s for s in result.get("sources") or [] if isinstance(s, dict)]
+        self.capabilities["sources"] = self.sources
+        return self.sources
+
+    async def inspect(self, what: str, name: str | None = None) -> Any:
+        """``inspect.<what>``: flows, flow (with ``name``), connectors, types or transforms."""
+        if what not in INSPECTABLE:
+            raise RelayError(
+                "invalid_request", f"Mycel has no inspect.{what}.", f"Use one of {', '.join(INSPECTABLE)}."
+            )
+        if what == "flow" and not name:
+            raise RelayError(
+                "invalid_request",
+                "inspect('flow') needs the flow's name.",
+                "List them with inspect('flows').",
+            )
+        return await self._call(f"inspect.{what}", {"name": name} if what == "flow" else None)
+
+    async def consume(self, connector: str) -> dict[str, Any]:
+        """Pull one message from a manual-consume connector into its flow.
+
+        Returns ``{"connector", "done", "thread_id"}`` once the message is fully processed
+        (``done`` true) or once it has entered its flow (``done`` false, ``thread_id`` set;
+        e.g. it stopped at a breakpoint). The pull then ends in the background; the end of
+        every pull is reported by the raw event ``debug.consume``. With an empty queue Mycel
+        waits for a message: then ``done`` is false and ``thread_id`` None after the request
+        timeout.
+        """
+        if not connector:
+            raise RelayError(
+                "invalid_request",
+                "consume() needs a connector name.",
+                "ready() lists the connectors whose manualConsume is true.",
+            )
+        if self._flow_sources is None:
+            flows = _expect(await self.inspect("flows"), list, "inspect.flows", self.url)
+            self._flow_sources = {
+                str(f.get("name")): str((f.get("from") or {}).get("connector", ""))
+                for f in flows
+                if isinstance(f, dict)
+            }
+        entered: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._consumers.setdefault(connector, []).append(entered)
+        pull = asyncio.ensure_future(
+            self._call("debug.consume", {"connector": connector}, timeout=MAX_TIMEOUT)
+        )
+        self._background.add(pull)
+        pull.add_done_callback(lambda task: self._pulled(connector, task))
+        try:
+            await asyncio.wait(
+                {pull, entered}, timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            with contextlib.suppress(ValueError):
+                self._consumers.get(connector, []).remove(entered)
+            entered.cancel()
+        thread_id = entered.result() if entered.done() and not entered.cancelled() else None
+        if pull.done():
+            pull.result()
+        return {"connector": connector, "done": pull.done(), "thread_id": thread_id}
+
+    def _pulled(self, connector: str, task: asyncio.Task) -> None:
+        self._background.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        body: dict[str, Any] = {"connector": connector, "ok": error is None}
+        if error is not None:
+            body["error"] = error.to_dict() if isinstance(error, RelayError) else {"message": str(error)}
+        self.events.on_raw("mycel", "debug.consume", body)
+
+    def timeline(self, thread_id: int) -> list[dict[str, Any]]:
+        """The Mycel events of one thread, oldest first: ``{"event", "body", "ts"}`` (the last 500)."""
+        if thread_id not in self._timelines:
+            raise RelayError(
+                "invalid_request",
+                f"No Mycel thread {thread_id} is known.",
+                "Thread ids come from threads() and from stops; long finished ones are forgotten.",
+            )
+        return list(self._timelines[thread_id])
+
+    def paused_threads(self) -> list[int]:
+        """The ids of the threads paused now, the most recently stopped last."""
+        return list(self._paused)
+
+    # -- breakpoints ------------------------------------------------------------------------
+
+    async def set_stage_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:
+        """Replace all stage breakpoints: a ``debug.setBreakpoints`` per flow, clearing flows left empty."""
+        results: list[BreakpointResult] = []
+        by_flow: dict[str, list[dict[str, Any]]] = {}
+        for bp in bps:
+            problem = self._check_stage(bp)
+            results.append(BreakpointResult(verified=not problem, message=problem))
+            if not problem:
+                spec: dict[str, Any] = {
+                    "stage": bp.stage,
+                    "ruleIndex": -1 if bp.rule_index is None else bp.rule_index,
+                }
+                if bp.condition:
+                    spec["condition"] = bp.condition
+                by_flow.setdefault(str(bp.flow), []).append(spec)
+        for flow in sorted(self._sent_flows - by_flow.keys()):
+            await self._call("debug.setBreakpoints", {"flow": flow, "breakpoints": []})
+        for flow, specs in by_flow.items():
+            await self._call("debug.setBreakpoints", {"flow": flow, "breakpoints": specs})
+        self._sent_flows = set(by_flow)
+        self._stage_bps = list(bps)
+        return results
+
+    def _check_stage(self, bp: Breakpoint) -> str:
+        if bp.kind != "stage" or not bp.flow or not bp.stage:
+            return "a Mycel breakpoint needs a flow and a stage"
+        if self.flows and bp.flow not in self.flows:
+            return f"Mycel has no flow {bp.flow!r}; its flows are {', '.join(self.flows)}"
+        if bp.stage not in PIPELINE_STAGES:
+            return f"{bp.stage!r} is not a Mycel stage; stages are {', '.join(PIPELINE_STAGES)}"
+        if bp.rule_index is not None and bp.rule_index >= 0 and bp.stage != "transform":
+            return f"a rule index applies to the transform stage only, not {bp.stage!r}"
+        return ""
+
+    # -- execution --------------------------------------------------------------------------
+
+    def _latest_paused(self) -> int:
+        if not self._paused:
+            raise RelayError("not_paused", "No Mycel thread is paused.")
+        return next(reversed(self._paused))
+
+    def _mycel_id(self, thread_id: int) -> str:
+        if thread_id not in self._names:
+            raise RelayError(
+                "invalid_request", f"No Mycel thread {thread_id} is known.", "List them with threads()."
+            )
+        return self._names[thread_id]
+
+    async def resume(self, action: str, thread_id: int | None) -> None:
+        """continue, next, stepIn or stepOut one paused thread (the last one stopped by default)."""
+        if action not in ACTIONS:
+            raise RelayError(
+                "invalid_request", f"Mycel cannot {action!r}.", f"Use one of {', '.join(ACTIONS)}."
+            )
+        tid = self._latest_paused() if thread_id is None else thread_id
+        name = self._mycel_id(tid)
+        if tid not in self._paused:
+            raise RelayError("not_paused", f"Mycel thread {tid} ({name}) is not paused.")
+        self._actions[tid] = action
+        try:
+            await self._call(ACTIONS[action], {"threadId": name})
+        except RelayError:
+            self._actions.pop(tid, None)
+            raise
+
+    async def threads(self) -> list[Thread]:
+        result = _expect(await self._call("debug.threads"), dict, "debug.threads", self.url)
+        threads = []
+        for info in result.get("threads") or []:
+            if isinstance(info, dict) and isinstance(info.get("id"), str):
+                tid = self._thread_id(info["id"])
+                threads.append(
+                    Thread(tid, f"{info.get('flowName', '')} {info['id']}", bool(info.get("paused")))
+                )
+        return threads
+
+    async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
+        stop = self._paused.get(thread_id)
+        if stop is None or stop.frame is None:
+            raise RelayError("not_paused", f"Mycel thread {thread_id} is not paused.")
+        frames = [stop.frame][start : None if levels is None else start + levels]
+        return frames, 1
+
+    def _frame_thread(self, frame_id: int | None) -> int:
+        if frame_id is None:
+            return self._latest_paused()
+        if frame_id not in self._frames:
+            raise RelayError(
+                "not_paused",
+                f"Frame {frame_id} is gone: its thread resumed.",
+                "Take the frame of the current stop.",
+            )
+        return self._frames[frame_id]
+
+    async def scopes(self, frame_id: int) -> list[Scope]:
+        tid = self._frame_thread(frame_id)
+        method = "debug.variables"
+        values = _expect(await self._call(method, {"threadId": self._mycel_id(tid)}), dict, method, self.url)
+        return [
+            Scope(name, self._ref(tid, value, "" if name == "rule" else name))
+            for name, value in values.items()
+        ]
+
+    def _ref(self, thread_id: int, value: Any, evaluate_name: str) -> int:
+        ref = next(self._numbers)
+        self._refs[ref] = (thread_id, value, evaluate_name)
+        return ref
+
+    async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        if ref not in self._refs:
+            raise RelayError(
+                "invalid_request",
+                f"Variables reference {ref} is gone: its thread resumed.",
+                "Fetch the scopes of the current stop again.",
+            )
+        tid, value, parent = self._refs[ref]
+        items: list[tuple[str | int, Any]] = (
+            list(value.items())
+            if isinstance(value, dict)
+            else list(enumerate(value))
+            if isinstance(value, list)
+            else []
+        )
+        page = [
+            self._variable(tid, str(key), child, _child_name(parent, key))
+            for key, child in items[start : start + count]
+        ]
+        return VariablePage(page, start, len(items))
+
+    def _variable(self, thread_id: int, name: str, value: Any, evaluate_name: str) -> Variable:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        expandable = isinstance(value, (dict, list)) and bool(value)
+        return Variable(
+            name=name,
+            value=text[:MAX_VALUE],
+            type=_type_name(value),
+            ref=self._ref(thread_id, value, evaluate_name) if expandable else 0,
+            named=len(value) if isinstance(value, dict) else 0,
+            indexed=len(value) if isinstance(value, list) else 0,
+            evaluate_name=evaluate_name,
+            truncated=len(text) > MAX_VALUE,
+        )
+
+    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
+        """A CEL expression against the paused thread's data (``debug.evaluate``)."""
+        tid = self._frame_thread(frame_id)
+        params = {"threadId": self._mycel_id(tid), "expression": expression}
+        result = _expect(await self._call("debug.evaluate", params), dict, "debug.evaluate", self.url)
+        variable = self._variable(tid, expression, result.get("result"), expression)
+        variable.type = str(result.get("type") or variable.type)
+        return variable
+
+    async def custom_request(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Any Mycel method by name; a result that is not an object comes as ``{"result": ...}``."""
+        result = await self._call(command, arguments)
+        return result if isinstance(result, dict) else {"result": result}
+
+    # -- events -------------------------------------------------------------------------------
+
+    def _thread_id(self, name: str) -> int:
+        if name not in self._ids:
+            tid = next(self._thread_numbers)
+            self._ids[name], self._names[tid] = tid, name
+            self._timelines[tid] = deque(maxlen=TIMELINE_EVENTS)
+        return self._ids[name]
+
+    def _on_notification(self, method: str, params: Any) -> None:
+        body = params if isinstance(params, dict) else {}
+        name = body.get("threadId")
+        tid = self._thread_id(name) if isinstance(name, str) and name else None
+        if tid is not None:
+            self._timelines[tid].append({"event": method, "body": body, "ts": time.time()})
+        self.events.on_raw("mycel", method, body)
+        if tid is None:
+            return
+        if method == "event.stopped":
+            self._stopped(tid, body)
+        elif method == "event.continued":
+            self._continued(tid)
+        elif method == "event.flowStart":
+            self._flow_started(tid, body)
+        elif method == "event.flowEnd":
+            self._flow_ended(tid)
+
+    def _stopped(self, tid: int, body: dict[str, Any]) -> None:
+        self._forget_pause(tid)
+        self._actions.pop(tid, None)
+        flow, stage, sub = (
+            str(body.get("flowName", "")),
+            str(body.get("stage", "")),
+            str(body.get("name") or ""),
+        )
+        rule = body.get("rule") if isinstance(body.get("rule"), dict) else {}
+        index = rule.get("index") if isinstance(rule.get("index"), int) else None
+        where = (
+            f"{stage} {sub}".strip() if index is None else f"{stage} rule {index} ({rule.get('target', '')})"
+        )
+        frame = Frame(
+            id=next(self._numbers),
+            name=where,
+            path=f"flow:{flow}",
+            line=PIPELINE_STAGES.index(stage) + 1 if stage in PIPELINE_STAGES else 0,
+            column=index + 1 if index is not None else 1,
+        )
+        self._frames[frame.id] = tid
+        raw_reason = str(body.get("reason", ""))
+        reason = STOP_REASONS.get(raw_reason, "pause")
+        description = f"{flow} paused at {where} ({raw_reason or 'no reason given'})"
+        if rule.get("expression"):
+            description += f": {rule.get('target', '')} = {rule['expression']}"
+        stop = StopInfo(
+            reason=reason,
+            thread_id=tid,
+            frame=frame,
+            breakpoint_ids=self._hit(flow, stage, index) if reason == "breakpoint" else [],
+            exception=ExceptionInfo("MycelError", str(body.get("error", "")))
+            if reason == "exception"
+            else None,
+            description=description,
+            stopped_threads=[tid],
+        )
+        self._paused[tid] = stop
+        self.events.on_stopped(stop)
+
+    def _hit(self, flow: str, stage: str, index: int | None) -> list[int]:
+        hit = []
+        for bp in self._stage_bps:
+            rule_index = -1 if bp.rule_index is None else bp.rule_index
+            if bp.flow != flow or bp.stage != stage:
+                continue
+            if index is not None and rule_index != index:
+                continue
+            if index is None and stage == "transform" and rule_index >= 0:
+                continue
+            hit.append(bp.id)
+        return hit
+
+    def _forget_pause(self, tid: int) -> None:
+        self._paused.pop(tid, None)
+        for frame in [f for f, owner in self._frames.items() if owner == tid]:
+            del self._frames[frame]
+        for ref in [r for r, entry in self._refs.items() if entry[0] == tid]:
+            del self._refs[ref]
+
+    def _continued(self, tid: int) -> None:
+        self._forget_pause(tid)
+        self.events.on_continued(tid)
+        if self._actions.get(tid) == "continue":
+            del self._actions[tid]
+            self._report_remaining()
+
+    def _flow_started(self, tid: int, body: dict[str, Any]) -> None:
+        self.events.on_thread(tid, "started")
+        connector = (self._flow_sources or {}).get(str(body.get("flowName", "")))
+        waiters = [w for w in self._consumers.get(connector or "", []) if not w.done()]
+        if waiters:
+            waiters[0].set_result(tid)
+
+    def _flow_ended(self, tid: int) -> None:
+        self._forget_pause(tid)
+        self.events.on_thread(tid, "exited")
+        if self._actions.pop(tid, None) is not None:
+            self._report_remaining()
+        self._finished.append(tid)
+        while len(self._finished) > KEPT_FINISHED_THREADS:
+            old = self._finished.popleft()
+            self._timelines.pop(old, None)
+            self._ids.pop(self._names.pop(old, ""), None)
+
+    def _report_remaining(self) -> None:
+        """After a thread left its pause for good, show the session a thread that is still paused."""
+        if self._paused and not self._actions:
+            self.events.on_stopped(self._paused[next(reversed(self._paused))])

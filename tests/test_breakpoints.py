@@ -1,0 +1,165 @@
+"""Breakpoints of every kind, owned by the relay and applied live to every session."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from conftest import line_of
+
+from jupyter_debug_relay import RelayError
+
+LOOP = """
+def work(i):
+    total = i * 2  # body
+    return total
+
+# a comment
+
+for i in range(10):
+    print("tick", i)  # tick
+    work(i)
+try:
+    {}["missing"]  # caught
+except KeyError:
+    pass
+raise ValueError("bad value 42")  # uncaught
+"""
+
+
+def test_comment_and_blank_lines_are_unverified_with_the_nearest_executable_line(relay, write):
+    app = write("loop.py", LOOP)
+    comment = line_of(app, "# a comment")
+    bp = relay.breakpoints.add(app, comment)
+    assert not bp.verified
+    assert "nearest executable line is" in bp.message
+    nearest = int(bp.message.rsplit(" ", 1)[1])
+    assert nearest == line_of(app, "for i in range(10)")
+    blank = relay.breakpoints.add(app, comment + 1)
+    assert not blank.verified and "nearest executable line" in blank.message
+
+
+def test_line_past_the_end_is_invalid_line(relay, write):
+    app = write("loop.py", LOOP)
+    with pytest.raises(RelayError) as info:
+        relay.breakpoints.add(app, 500)
+    assert info.value.code == "invalid_line" and "lines" in info.value.message
+
+
+def test_bad_condition_is_invalid_condition_with_the_syntax_error(relay, write):
+    app = write("loop.py", LOOP)
+    with pytest.raises(RelayError) as info:
+        relay.breakpoints.add(app, line_of(app, "# body"), condition="i ==")
+    assert info.value.code == "invalid_condition" and "invalid syntax" in info.value.message
+    with pytest.raises(RelayError) as info:
+        relay.breakpoints.add(app, line_of(app, "# body"), hit_condition="sometimes")
+    assert info.value.code == "invalid_condition"
+    assert relay.breakpoints.list() == []
+
+
+def test_missing_file_is_pending_and_verifies_when_the_file_appears(relay, write, tmp_path):
+    later = str(tmp_path / "later.py")
+    bp = relay.breakpoints.add(later, 2)
+    assert not bp.verified and bp.message.startswith("file not found")
+    main = write("main.py", f"""
+        import os, runpy, time
+        while not os.path.exists({later!r}):
+            time.sleep(0.05)
+        time.sleep(1.5)
+        runpy.run_path({later!r})
+    """)
+    session = relay.launch(main)
+    time.sleep(0.3)
+    write("later.py", "x = 1\ny = x + 1\nprint(y)\n")
+    stop = session.wait_for_stop(15)
+    assert stop.frame.path == later and stop.frame.line == 2
+    assert relay.breakpoints.get(bp.id).verified
+
+
+def test_condition_and_hit_condition_choose_the_stop(relay, write):
+    app = write("loop.py", LOOP)
+    line = line_of(app, "# body")
+    relay.breakpoints.add(app, line, condition="i == 7")
+    session = relay.launch(app)
+    session.wait_for_stop(10)
+    assert session.evaluate("i").value == "7"
+    session.terminate()
+    relay.breakpoints.clear(app)
+    relay.breakpoints.add(app, line, hit_condition="== 4")
+    session = relay.launch(app)
+    session.wait_for_stop(10)
+    assert session.evaluate("i").value == "3"
+
+
+def test_logpoint_text_arrives_as_output_without_stopping(relay, write):
+    app = write("loop.py", LOOP)
+    relay.breakpoints.add(app, line_of(app, "# body"), log_message="work got {i}")
+    session = relay.launch(app)
+    with pytest.raises(RelayError):
+        session.wait_for_stop(15)
+    text = session.output().text
+    assert "work got 0\n" in text and "work got 9\n" in text
+    assert text.index("work got 3") < text.index("work got 4")
+
+
+def test_function_breakpoint(relay, write):
+    app = write("loop.py", LOOP)
+    bp = relay.breakpoints.add_function("work")
+    session = relay.launch(app)
+    stop = session.wait_for_stop(10)
+    assert stop.frame.name == "work" and stop.reason == "function breakpoint"
+    assert bp.id in stop.breakpoint_ids
+
+
+def test_exception_breakpoints_raised_and_uncaught(relay, write):
+    app = write("loop.py", LOOP)
+    relay.breakpoints.exceptions("raised")
+    session = relay.launch(app)
+    stop = session.wait_for_stop(10)
+    assert stop.reason == "exception" and stop.frame.line == line_of(app, "# caught")
+    assert stop.exception.type == "KeyError"
+    session.terminate()
+    relay.breakpoints.exceptions("uncaught")
+    session = relay.launch(app)
+    stop = session.wait_for_stop(10)
+    assert stop.exception.type == "ValueError" and stop.exception.message == "bad value 42"
+    assert "line" in stop.exception.traceback and "ValueError: bad value 42" in stop.exception.traceback
+    with pytest.raises(RelayError):
+        relay.breakpoints.exceptions("sometimes")
+
+
+def test_breakpoints_change_live_while_the_target_runs(relay, write):
+    app = write("slow.py", """
+        import time
+        for i in range(400):
+            time.sleep(0.01)
+            x = i  # here
+    """)
+    session = relay.launch(app)
+    time.sleep(0.5)
+    bp = relay.breakpoints.add(app, line_of(app, "# here"))
+    stop = session.wait_for_stop(10)
+    assert stop.frame.line == bp.line
+    relay.breakpoints.enable(bp.id, False)
+    first = int(session.evaluate("i").value)
+    session.continue_(wait=False)
+    time.sleep(0.3)
+    assert session.state == "running"
+    relay.breakpoints.enable(bp.id, True)
+    session.wait_for_stop(10)
+    assert int(session.evaluate("i").value) > first + 5
+    relay.breakpoints.remove(bp.id)
+    assert relay.breakpoints.list() == []
+    with pytest.raises(RelayError):
+        session.continue_(timeout=15)
+    assert session.exit_code == 0
+
+
+def test_breakpoints_apply_to_every_session(relay, write):
+    app = write("loop.py", LOOP)
+    bp = relay.breakpoints.add(app, line_of(app, "# tick"))
+    one, two = relay.launch(app), relay.launch(app)
+    assert one.wait_for_stop(10).frame.line == bp.line
+    assert two.wait_for_stop(10).frame.line == bp.line
+    assert os.path.samefile(one.stop.frame.path, app)

@@ -1,0 +1,594 @@
+"""The Mycel backend against the Mycel test peer: stops, stepping, threads, inspection and broken peers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_debug_relay.backends.mycel import PIPELINE_STAGES, MycelBackend
+from jupyter_debug_relay.errors import RelayError
+from jupyter_debug_relay.model import Breakpoint, BreakpointResult, StopInfo
+from tests.peers.mycel_peer import start_peer
+
+ROOT = Path(__file__).resolve().parent.parent
+ALICE = {"email": " ALICE@EXAMPLE.COM ", "name": "Alice"}
+BOB = {"email": "bob@example.com", "name": "Bob"}
+WAIT = 5.0
+
+
+class Recorder:
+    """BackendEvents that records everything; a test awaits the next stop (or anything) with a timeout."""
+
+    def __init__(self) -> None:
+        self.stops: asyncio.Queue[StopInfo] = asyncio.Queue()
+        self.continued: list[int | None] = []
+        self.threads: list[tuple[int, str]] = []
+        self.raw: list[tuple[str, str, dict[str, Any]]] = []
+        self.lost: list[Exception] = []
+
+    def on_stopped(self, stop: StopInfo) -> None:
+        self.stops.put_nowait(stop)
+
+    def on_continued(self, thread_id: int | None) -> None:
+        self.continued.append(thread_id)
+
+    def on_output(self, category: str, text: str) -> None:
+        raise AssertionError(f"Mycel has no output, got {category}: {text!r}")
+
+    def on_thread(self, thread_id: int, reason: str) -> None:
+        self.threads.append((thread_id, reason))
+
+    def on_breakpoint(self, bp_id: int, result: BreakpointResult) -> None:
+        raise AssertionError("the Mycel backend returns breakpoint results instead")
+
+    def on_exited(self, exit_code: int | None) -> None:
+        raise AssertionError("a Mycel runtime outlives its debug sessions")
+
+    def on_raw(self, protocol: str, name: str, body: dict[str, Any]) -> None:
+        self.raw.append((protocol, name, body))
+
+    def on_child(self, factory: Callable[..., Any], name: str) -> None:
+        raise AssertionError("Mycel has no child processes")
+
+    def on_lost(self, error: Exception) -> None:
+        self.lost.append(error)
+
+    async def next_stop(self, timeout: float = WAIT) -> StopInfo:
+        return await asyncio.wait_for(self.stops.get(), timeout)
+
+    async def until(self, check: Callable[[], Any], timeout: float = WAIT) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not check():
+            assert loop.time() < deadline, "timed out waiting"
+            await asyncio.sleep(0.01)
+
+
+def run(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run one test coroutine with an overall timeout."""
+    return asyncio.run(asyncio.wait_for(coro, 30))
+
+
+def stage_bp(
+    bp_id: int,
+    stage: str,
+    rule_index: int | None = None,
+    condition: str | None = None,
+    flow: str = "create_user",
+) -> Breakpoint:
+    return Breakpoint(
+        id=bp_id, kind="stage", flow=flow, stage=stage, rule_index=rule_index, condition=condition
+    )
+
+
+async def finished(future: Any) -> dict[str, Any]:
+    """The result of a request sent with ``peer.request``."""
+    return await asyncio.wait_for(asyncio.wrap_future(future), WAIT)
+
+
+@pytest.fixture
+def peer():
+    runtime = start_peer(oversized_bytes=256 * 1024)
+    yield runtime
+    runtime.stop()
+
+
+async def connected(url: str, *bps: Breakpoint, **options: Any) -> tuple[MycelBackend, Recorder]:
+    events = Recorder()
+    backend = MycelBackend(events, url, **options)
+    await backend.start(list(bps), "none")
+    return backend, events
+
+
+def test_stage_breakpoint_stop_frame_scopes_and_evaluate(peer):
+    async def main():
+        backend, events = await connected(peer.url, stage_bp(7, "transform"))
+        assert backend.breakpoint_results == {7: BreakpointResult(verified=True)}
+        assert backend.flows == ["create_user", "get_users", "process_order", "record_reading"]
+        request = peer.request("create_user", ALICE)
+        stop = await events.next_stop()
+        assert (stop.reason, stop.breakpoint_ids, stop.stopped_threads) == (
+            "breakpoint",
+            [7],
+            [stop.thread_id],
+        )
+        frame = stop.frame
+        assert (frame.name, frame.path, frame.line, frame.column) == (
+            "transform",
+            "flow:create_user",
+            PIPELINE_STAGES.index("transform") + 1,
+            1,
+        )
+        assert "create_user paused at transform" in stop.description
+        assert await backend.stack(stop.thread_id, 0, None) == ([frame], 1)
+        assert backend.paused_threads() == [stop.thread_id]
+
+        scopes = {s.name: s.ref for s in await backend.scopes(frame.id)}
+        assert list(scopes) == ["input", "output", "enriched"]
+        page = await backend.variables(scopes["input"], 0, 100)
+        values = {v.name: (v.value, v.type, v.evaluate_name) for v in page.items}
+        assert page.total == 2
+        assert values["email"] == ('" ALICE@EXAMPLE.COM "', "string", "input.email")
+        assert values["name"] == ('"Alice"', "string", "input.name")
+        enriched = (await backend.variables(scopes["enriched"], 0, 10)).items
+        assert [(v.name, v.value, v.type) for v in enriched] == [("existing_user", "null", "null_type")]
+        assert (await backend.variables(scopes["input"], 1, 5)).items[0].name == "name"
+
+        value = await backend.evaluate("lower(trim(input.email))", frame.id, "repl")
+        assert (value.value, value.type) == ('"alice@example.com"', "string")
+        whole = await backend.evaluate("input", None, "watch")
+        assert (whole.type, whole.named) == ("map", 2) and whole.ref
+        assert [v.name for v in (await backend.variables(whole.ref, 0, 10)).items] == ["email", "name"]
+        assert (
+            await backend.evaluate('size(input.name) > 3 ? "long" : "short"', None, "repl")
+        ).value == '"long"'
+        with pytest.raises(RelayError) as bad:
+            await backend.evaluate("input.nope", frame.id, "repl")
+        assert bad.value.code == "invalid_request" and "no such key" in bad.value.message
+        with pytest.raises(RelayError) as python:
+            await backend.evaluate('__import__("os").getcwd()', frame.id, "repl")
+        assert "undeclared function" in python.value.message
+
+        await backend.resume("continue", stop.thread_id)
+        result = await finished(request)
+        assert result["error"] == ""
+        assert result["output"] == {
+            "id": 2,
+            "email": "alice@example.com",
+            "name": "Alice",
+            "domain": "example.com",
+            "is_new": True,
+        }
+        await events.until(lambda: (stop.thread_id, "exited") in events.threads)
+        assert events.continued == [stop.thread_id]
+        assert (stop.thread_id, "started") in events.threads
+        assert backend.paused_threads() == []
+        with pytest.raises(RelayError) as gone:
+            await backend.scopes(frame.id)
+        assert gone.value.code == "not_paused"
+        await backend.close()
+
+    run(main())
+
+
+def test_step_into_rules_then_next_stage(peer):
+    async def main():
+        backend, events = await connected(peer.url, stage_bp(1, "transform"))
+        request = peer.request("create_user", ALICE)
+        stop = await events.next_stop()
+        await backend.resume("stepIn", stop.thread_id)
+        rule0 = await events.next_stop()
+        assert (rule0.reason, rule0.breakpoint_ids, rule0.thread_id) == ("step", [], stop.thread_id)
+        assert (rule0.frame.name, rule0.frame.column) == ("transform rule 0 (email)", 1)
+        assert "email = lower(trim(input.email))" in rule0.description
+        scopes = {s.name: s.ref for s in await backend.scopes(rule0.frame.id)}
+        assert list(scopes) == ["input", "output", "enriched", "rule"]
+        rule = {v.name: v.value for v in (await backend.variables(scopes["rule"], 0, 10)).items}
+        assert rule == {"index": "0", "target": '"email"', "expression": '"lower(trim(input.email))"'}
+        assert (await backend.evaluate("output", None, "repl")).value == "{}"
+
+        await backend.resume("stepIn", None)
+        rule1 = await events.next_stop()
+        assert (rule1.frame.name, rule1.frame.column) == ("transform rule 1 (name)", 2)
+        output = await backend.evaluate("output", rule1.frame.id, "repl")
+        assert output.value == '{"email": "alice@example.com"}'
+
+        await backend.resume("next", rule1.thread_id)
+        write = await events.next_stop()
+        assert (write.reason, write.frame.name, write.frame.line) == (
+            "step",
+            "write",
+            PIPELINE_STAGES.index("write") + 1,
+        )
+        assert (await backend.evaluate("output.domain", None, "repl")).value == '"example.com"'
+        await backend.resume("stepOut", None)
+        result = await finished(request)
+        assert result["output"]["id"] == 2
+        assert events.stops.empty()
+        await backend.close()
+
+    run(main())
+
+
+def test_rule_breakpoints_with_a_condition(peer):
+    async def main():
+        bps = [
+            stage_bp(1, "transform", rule_index=1),
+            stage_bp(2, "transform", 3, condition='input.name == "Bob"'),
+        ]
+        backend, events = await connected(peer.url, *bps)
+        alice = peer.request("create_user", ALICE)
+        stop = await events.next_stop()
+        assert (stop.reason, stop.breakpoint_ids, stop.frame.name) == (
+            "breakpoint",
+            [1],
+            "transform rule 1 (name)",
+        )
+        await backend.resume("continue", None)
+        assert (await finished(alice))["output"]["is_new"] is True
+
+        bob = peer.request("create_user", BOB)
+        first = await events.next_stop()
+        assert first.breakpoint_ids == [1]
+        await backend.resume("continue", None)
+        second = await events.next_stop()
+        assert (second.breakpoint_ids, second.frame.column) == ([2], 4)
+        assert (await backend.evaluate("enriched.existing_user.name", None, "repl")).value == '"Bob"'
+        await backend.resume("continue", second.thread_id)
+        assert (await finished(bob))["output"]["is_new"] is False
+        await backend.close()
+
+    run(main())
+
+
+def test_two_threads_paused_at_once_each_controlled_by_id(peer):
+    async def main():
+        backend, events = await connected(peer.url, stage_bp(1, "transform"))
+        alice = peer.request("create_user", ALICE)
+        first = await events.next_stop()
+        bob = peer.request("create_user", {"email": "dave@example.com", "name": "Dave"})
+        second = await events.next_stop()
+        assert first.thread_id != second.thread_id
+        threads = await backend.threads()
+        assert sorted((t.id, t.stopped) for t in threads) == sorted(
+            [(first.thread_id, True), (second.thread_id, True)]
+        )
+        assert {t.name.split()[0] for t in threads} == {"create_user"}
+        assert backend.paused_threads() == [first.thread_id, second.thread_id]
+        assert (await backend.evaluate("input.name", first.frame.id, "repl")).value == '"Alice"'
+        assert (await backend.evaluate("input.name", second.frame.id, "repl")).value == '"Dave"'
+
+        await backend.resume("continue", second.thread_id)
+        assert (await finished(bob))["output"]["name"] == "Dave"
+        again = await events.next_stop()
+        assert (again.thread_id, again.frame) == (first.thread_id, first.frame)
+        assert not alice.done()
+
+        await backend.resume("next", first.thread_id)
+        write = await events.next_stop()
+        assert (write.thread_id, write.frame.name) == (first.thread_id, "write")
+        with pytest.raises(RelayError) as not_paused:
+            await backend.resume("continue", second.thread_id)
+        assert not_paused.value.code == "not_paused"
+        await backend.resume("continue", first.thread_id)
+        assert (await finished(alice))["output"]["name"] == "Alice"
+        await backend.close()
+
+    run(main())
+
+
+def test_inspect_ready_and_errors_of_the_runtime(peer):
+    async def main():
+        backend, _events = await connected(peer.url)
+        flows = await backend.inspect("flows")
+        assert [f["name"] for f in flows] == backend.flows
+        flow = await backend.inspect("flow", "create_user")
+        assert flow["transform"]["email"] == "lower(trim(input.email))"
+        assert flow["from"] == {"connector": "api", "operation": "POST /users"}
+        assert flow["validate"] == {"input": "user", "output": ""}
+        connectors = {c["name"]: c for c in await backend.inspect("connectors")}
+        assert connectors["postgres"] == {"name": "postgres", "type": "database", "driver": "postgres"}
+        types = {t["name"]: t["fields"] for t in await backend.inspect("types")}
+        assert {"name": "email", "type": "string", "required": True} in types["user"]
+        assert await backend.inspect("transforms") == [
+            {"name": "normalize_email", "mappings": {"email": "lower(trim(input.email))"}}
+        ]
+        with pytest.raises(RelayError) as missing:
+            await backend.inspect("flow", "nope")
+        assert (missing.value.code, missing.value.details["rpc_code"]) == ("invalid_request", -32002)
+        for bad in (("bogus", None), ("flow", None)):
+            with pytest.raises(RelayError) as wrong:
+                await backend.inspect(*bad)
+            assert wrong.value.code == "invalid_request"
+
+        sources = {s["connector"]: s for s in await backend.ready()}
+        assert sources["orders_queue"] == {
+            "connector": "orders_queue",
+            "type": "rabbitmq",
+            "source": "orders",
+            "manualConsume": True,
+        }
+        assert sources["sensors"]["manualConsume"] is False
+        assert backend.capabilities["sources"] == list(sources.values())
+
+        with pytest.raises(RelayError) as unknown:
+            await backend.custom_request("debug.frobnicate", {})
+        assert unknown.value.code == "unsupported" and "debug.frobnicate" in unknown.value.message
+        started = await backend.custom_request("demo.request", {"flow": "get_users", "input": {}})
+        assert started["ok"] is True and started["threadId"].startswith("t")
+        with pytest.raises(RelayError) as not_paused:
+            await backend.custom_request("debug.variables", {"threadId": "t0000000000000000"})
+        assert not_paused.value.code == "invalid_request" and not_paused.value.details["rpc_code"] == -32001
+        await backend.close()
+
+    run(main())
+
+
+def test_consume_pulls_one_queued_message_through_its_flow(peer):
+    async def main():
+        backend, events = await connected(peer.url, stage_bp(1, "transform", flow="process_order"))
+        pulled = await backend.consume("orders_queue")
+        stop = await events.next_stop()
+        assert pulled == {"connector": "orders_queue", "done": False, "thread_id": stop.thread_id}
+        scopes = {s.name: s.ref for s in await backend.scopes(stop.frame.id)}
+        assert list(scopes) == ["input", "output", "steps"]
+        steps = (await backend.variables(scopes["steps"], 0, 10)).items
+        assert steps[0].name == "customer" and steps[0].named == 2
+        count = (await backend.variables(steps[0].ref, 0, 10)).items[0]
+        assert (count.name, count.value, count.evaluate_name) == ("count", "1", "steps.customer.count")
+        assert (await backend.evaluate("input.orderId", None, "repl")).value == '"ORD-1"'
+        await backend.resume("continue", None)
+        await events.until(
+            lambda: ("mycel", "debug.consume", {"connector": "orders_queue", "ok": True}) in events.raw
+        )
+
+        await backend.set_stage_breakpoints([])
+        assert (await backend.consume("orders_queue"))["done"] is True
+        for connector, text in (("sensors", "does not support manual consume"), ("nope", "not found")):
+            with pytest.raises(RelayError) as refused:
+                await backend.consume(connector)
+            assert text in refused.value.message
+        with pytest.raises(RelayError):
+            await backend.consume("")
+        await backend.close()
+
+    run(main())
+
+
+def test_raw_events_and_the_timeline_of_a_thread(peer):
+    async def main():
+        backend, events = await connected(peer.url, stage_bp(1, "write"))
+        request = peer.request("create_user", ALICE)
+        stop = await events.next_stop()
+        await backend.resume("continue", stop.thread_id)
+        await finished(request)
+        await events.until(lambda: (stop.thread_id, "exited") in events.threads)
+        names = [name for protocol, name, _ in events.raw if protocol == "mycel"]
+        for name in (
+            "event.flowStart",
+            "event.stageEnter",
+            "event.stageExit",
+            "event.ruleEval",
+            "event.stopped",
+            "event.continued",
+            "event.flowEnd",
+        ):
+            assert name in names
+        timeline = backend.timeline(stop.thread_id)
+        kinds = [entry["event"] for entry in timeline]
+        assert kinds[0] == "event.flowStart" and kinds[-1] == "event.flowEnd"
+        assert kinds.count("event.ruleEval") == 4
+        assert kinds.index("event.stopped") < kinds.index("event.continued")
+        rules = [e["body"] for e in timeline if e["event"] == "event.ruleEval"]
+        assert [(r["ruleIndex"], r["target"], r["result"]) for r in rules][:2] == [
+            (0, "email", "alice@example.com"),
+            (1, "name", "Alice"),
+        ]
+        exits = {e["body"]["stage"]: e["body"] for e in timeline if e["event"] == "event.stageExit"}
+        assert list(exits) == ["sanitize", "validate_input", "enrich", "transform", "write"]
+        assert exits["write"]["output"]["id"] == 2 and exits["write"]["error"] == ""
+        assert all(isinstance(e["ts"], float) for e in timeline)
+        with pytest.raises(RelayError):
+            backend.timeline(999)
+        await backend.close()
+
+    run(main())
+
+
+def test_breakpoint_results_and_replacement(peer):
+    async def main():
+        backend, events = await connected(peer.url)
+        results = await backend.set_stage_breakpoints(
+            [
+                stage_bp(1, "transform", flow="nope"),
+                stage_bp(2, "transmogrify"),
+                stage_bp(3, "write", rule_index=0),
+                stage_bp(4, "validate_input", condition='input.name == "Zed"'),
+                stage_bp(5, "enrich"),
+            ]
+        )
+        assert [r.verified for r in results] == [False, False, False, True, True]
+        assert "no flow 'nope'" in results[0].message
+        assert "not a Mycel stage" in results[1].message
+        assert "transform stage only" in results[2].message
+        request = peer.request("create_user", ALICE)
+        stop = await events.next_stop()
+        assert (stop.frame.name, stop.breakpoint_ids) == ("enrich existing_user", [5])
+        await backend.set_stage_breakpoints([])
+        await backend.resume("continue", None)
+        assert (await finished(request))["error"] == ""
+        assert (await finished(peer.request("create_user", BOB)))["output"]["is_new"] is False
+        assert events.stops.empty()
+        await backend.close()
+
+    run(main())
+
+
+def test_a_failing_flow_reports_its_error(peer):
+    async def main():
+        backend, events = await connected(peer.url)
+        result = await finished(peer.request("create_user", {"email": "x@example.com"}))
+        assert result["error"] == "validation failed: field 'name' is required"
+        await events.until(lambda: any(n == "event.flowEnd" for _, n, _ in events.raw))
+        ends = [body for _, name, body in events.raw if name == "event.flowEnd"]
+        assert ends[0]["error"] == result["error"]
+        await backend.close()
+
+    run(main())
+
+
+def test_unreachable_url_is_connection_failed_naming_the_address():
+    async def main():
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        url = f"ws://127.0.0.1:{port}/debug"
+        with pytest.raises(RelayError) as refused:
+            await MycelBackend(Recorder(), url).start([], "none")
+        assert refused.value.code == "connection_failed" and url in refused.value.message
+        with pytest.raises(RelayError) as scheme:
+            await MycelBackend(Recorder(), "http://127.0.0.1:9/debug").start([], "none")
+        assert scheme.value.code == "invalid_request"
+
+    run(main())
+
+
+def test_wrong_path_is_connection_failed(peer):
+    async def main():
+        url = peer.url.replace("/debug", "/nope")
+        with pytest.raises(RelayError) as refused:
+            await MycelBackend(Recorder(), url).start([], "none")
+        assert refused.value.code == "connection_failed" and "/nope" in refused.value.message
+
+    run(main())
+
+
+def test_garbage_from_the_peer_is_a_protocol_error(peer):
+    async def main():
+        backend, events = await connected(peer.url)
+        peer.runtime.set_fault("garbage")
+        with pytest.raises(RelayError) as broken:
+            await backend.threads()
+        assert broken.value.code == "protocol_error" and "not JSON" in broken.value.message
+        await events.until(lambda: events.lost)
+        assert [e.code for e in events.lost] == ["protocol_error"]
+        with pytest.raises(RelayError) as after:
+            await backend.threads()
+        assert after.value.code == "protocol_error"
+        await backend.close()
+
+    run(main())
+
+
+def test_a_frame_over_the_cap_is_a_protocol_error(peer):
+    async def main():
+        backend, events = await connected(peer.url, max_frame=64 * 1024)
+        peer.runtime.set_fault("oversized")
+        with pytest.raises(RelayError) as big:
+            await backend.threads()
+        assert big.value.code == "protocol_error" and "65536 byte cap" in big.value.message
+        await events.until(lambda: events.lost)
+        assert events.lost[0].code == "protocol_error"
+        await backend.close()
+
+    run(main())
+
+
+def test_a_silent_peer_times_out(peer):
+    async def main():
+        backend, events = await connected(peer.url, request_timeout=0.2)
+        assert backend.request_timeout == 1.0
+        peer.runtime.set_fault("silent")
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        with pytest.raises(RelayError) as silent:
+            await backend.threads()
+        assert silent.value.code == "timeout" and "debug.threads" in silent.value.message
+        assert 0.9 < loop.time() - began < 3
+        peer.runtime.set_fault(None)
+        assert await backend.threads() == []
+        assert events.lost == []
+        await backend.close()
+
+    run(main())
+
+
+def test_a_dropped_connection_fails_pending_requests_and_reports_lost(peer):
+    async def main():
+        backend, events = await connected(peer.url)
+        peer.runtime.set_fault("drop")
+        with pytest.raises(RelayError) as dropped:
+            await backend.threads()
+        assert dropped.value.code == "connection_failed" and peer.url in dropped.value.message
+        await events.until(lambda: events.lost)
+        assert events.lost[0].code == "connection_failed"
+        await backend.close()
+
+    run(main())
+
+
+def test_a_peer_that_dies_is_lost_and_reconnect_restores_breakpoints():
+    first = start_peer()
+    try:
+        port = int(first.url.rsplit(":", 1)[1].split("/")[0])
+        events = Recorder()
+
+        async def main():
+            backend = MycelBackend(events, first.url)
+            await backend.start([stage_bp(1, "transform")], "none")
+            request = first.request("create_user", ALICE)
+            await events.next_stop()
+            await asyncio.to_thread(first.stop)
+            with contextlib.suppress(Exception):
+                await finished(request)
+            await events.until(lambda: events.lost)
+            assert events.lost[0].code == "connection_failed" and first.url in events.lost[0].message
+            assert backend.paused_threads() == []
+            with pytest.raises(RelayError) as closed:
+                await backend.threads()
+            assert closed.value.code == "connection_failed"
+
+            second = start_peer(port=port)
+            try:
+                await backend.reconnect()
+                again = second.request("create_user", BOB)
+                stop = await events.next_stop()
+                assert stop.breakpoint_ids == [1]
+                await backend.resume("continue", stop.thread_id)
+                assert (await finished(again))["output"]["name"] == "Bob"
+                await backend.terminate()
+                assert len(events.lost) == 1
+            finally:
+                await asyncio.to_thread(second.stop)
+
+        run(main())
+    finally:
+        first.stop()
+
+
+@pytest.mark.parametrize("module", ["tests.peers.mycel_peer", "jupyter_debug_relay.examples.mycel_demo"])
+def test_the_runtime_runs_as_a_program(module):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", module, "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("ws://127.0.0.1:") and url.endswith("/debug")
+
+        async def main():
+            backend, _events = await connected(url)
+            assert "create_user" in backend.flows
+            await backend.terminate()
+
+        run(main())
+    finally:
+        proc.terminate()
+        assert proc.wait(10) == 0
