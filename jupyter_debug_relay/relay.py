@@ -16,6 +16,8 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from .backends.debugpy import DebugpyBackend
+from .backends.ez import EzBackend
+from .backends.mycel import MycelBackend
 from .engine.events import Event
 from .engine.manager import SessionManager
 from .engine.output import DEFAULT_CAP
@@ -127,6 +129,17 @@ class Relay:
             raise RelayError("invalid_request", "Attach needs a port or a pid (one of them).")
         options = dict(port=port, host=host, pid=pid, just_my_code=just_my_code, request_timeout=self.request_timeout)
         return self.start(lambda events: DebugpyBackend(events, **options), name)
+
+    def connect_ez(self, program: str, ez: str = "ez", cwd: str | None = None, name: str | None = None
+                   ) -> SessionHandle:
+        """Debug an EZ program under ``ez debugserver PROGRAM`` (line-delimited JSON on its stdio)."""
+        return self.start(
+            lambda events: EzBackend(events, program, ez=ez, cwd=cwd, request_timeout=self.request_timeout), name
+        )
+
+    def connect_mycel(self, url: str, name: str | None = None) -> SessionHandle:
+        """Debug a Mycel service over JSON-RPC 2.0 on a WebSocket (``ws://host:9090/debug``)."""
+        return self.start(lambda events: MycelBackend(events, url, request_timeout=self.request_timeout), name)
 
     @property
     def sessions(self) -> list[SessionHandle]:
@@ -329,6 +342,30 @@ class SessionHandle:
     def custom_request(self, command: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         self._session.require_live()
         return self._call(self._session.backend.custom_request(command, arguments or {}))
+
+    # -- Mycel runtimes ---------------------------------------------------------------------
+
+    def _mycel(self) -> MycelBackend:
+        backend = self._session.backend
+        if not isinstance(backend, MycelBackend):
+            raise RelayError("unsupported", f"Session {self.name} is a {backend.kind} session, not a Mycel one.")
+        return backend
+
+    def inspect(self, what: str, name: str | None = None) -> Any:
+        """The runtime's flows, one flow, connectors, types or transforms."""
+        return self._call(self._mycel().inspect(what, name))
+
+    def ready(self) -> list[dict[str, Any]]:
+        """Tell the runtime to start; returns its event sources (those with manual consume)."""
+        return self._call(self._mycel().ready())
+
+    def consume(self, connector: str) -> dict[str, Any]:
+        """Pull one message from a manual-consume connector through its pipeline."""
+        return self._call(self._mycel().consume(connector))
+
+    def timeline(self, thread_id: int) -> list[dict[str, Any]]:
+        """The runtime's own events (flowStart, stageEnter/Exit, ruleEval ...) of one thread."""
+        return self._relay._run(lambda: self._mycel().timeline(thread_id))
 
     # -- ending -----------------------------------------------------------------------------
 

@@ -13,10 +13,12 @@ import pytest
 from jupyter_debug_relay import Relay
 
 MARKERS = ("debugpy", "_nodelay_boot")
+RUN_MARK = f"JUPYTER_DEBUG_RELAY_TEST_RUN={os.getpid()}".encode()
+os.environ["JUPYTER_DEBUG_RELAY_TEST_RUN"] = str(os.getpid())  # inherited by every process the tests start
 
 
 def debug_processes() -> dict[int, str]:
-    """Processes of this machine that a debug session may have started."""
+    """Debug processes started by this test run (they carry its mark in their environment)."""
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
@@ -26,6 +28,9 @@ def debug_processes() -> dict[int, str]:
                 cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
             with open(f"/proc/{entry}/stat") as f:
                 state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if RUN_MARK not in f.read().split(b"\0"):
+                    continue
         except OSError:
             continue
         if state != "Z" and any(m in cmd for m in MARKERS) and "pytest" not in cmd:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import select
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ import pytest
 from jupyter_debug_relay.backends.mycel import PIPELINE_STAGES, MycelBackend
 from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.model import Breakpoint, BreakpointResult, StopInfo
-from tests.peers.mycel_peer import start_peer
+from tests.peers.mycel_peer import RuntimeThread, start_peer
 
 ROOT = Path(__file__).resolve().parent.parent
 ALICE = {"email": " ALICE@EXAMPLE.COM ", "name": "Alice"}
@@ -89,13 +91,13 @@ def stage_bp(
     )
 
 
-async def finished(future: Any) -> dict[str, Any]:
+async def finished(future: concurrent.futures.Future[dict[str, Any]]) -> dict[str, Any]:
     """The result of a request sent with ``peer.request``."""
     return await asyncio.wait_for(asyncio.wrap_future(future), WAIT)
 
 
 @pytest.fixture
-def peer():
+def peer() -> Iterator[RuntimeThread]:
     runtime = start_peer(oversized_bytes=256 * 1024)
     yield runtime
     runtime.stop()
@@ -108,13 +110,20 @@ async def connected(url: str, *bps: Breakpoint, **options: Any) -> tuple[MycelBa
     return backend, events
 
 
+async def paused_at(
+    peer: RuntimeThread, *bps: Breakpoint
+) -> tuple[MycelBackend, Recorder, concurrent.futures.Future[dict[str, Any]], StopInfo]:
+    """Connect with ``bps``, send Alice through create_user and wait for the first stop."""
+    backend, events = await connected(peer.url, *bps)
+    request = peer.request("create_user", ALICE)
+    return backend, events, request, await events.next_stop()
+
+
 def test_stage_breakpoint_stop_frame_scopes_and_evaluate(peer):
     async def main():
-        backend, events = await connected(peer.url, stage_bp(7, "transform"))
+        backend, events, request, stop = await paused_at(peer, stage_bp(7, "transform"))
         assert backend.breakpoint_results == {7: BreakpointResult(verified=True)}
         assert backend.flows == ["create_user", "get_users", "process_order", "record_reading"]
-        request = peer.request("create_user", ALICE)
-        stop = await events.next_stop()
         assert (stop.reason, stop.breakpoint_ids, stop.stopped_threads) == (
             "breakpoint",
             [7],
@@ -181,9 +190,7 @@ def test_stage_breakpoint_stop_frame_scopes_and_evaluate(peer):
 
 def test_step_into_rules_then_next_stage(peer):
     async def main():
-        backend, events = await connected(peer.url, stage_bp(1, "transform"))
-        request = peer.request("create_user", ALICE)
-        stop = await events.next_stop()
+        backend, events, request, stop = await paused_at(peer, stage_bp(1, "transform"))
         await backend.resume("stepIn", stop.thread_id)
         rule0 = await events.next_stop()
         assert (rule0.reason, rule0.breakpoint_ids, rule0.thread_id) == ("step", [], stop.thread_id)
@@ -251,9 +258,7 @@ def test_rule_breakpoints_with_a_condition(peer):
 
 def test_two_threads_paused_at_once_each_controlled_by_id(peer):
     async def main():
-        backend, events = await connected(peer.url, stage_bp(1, "transform"))
-        alice = peer.request("create_user", ALICE)
-        first = await events.next_stop()
+        backend, events, alice, first = await paused_at(peer, stage_bp(1, "transform"))
         bob = peer.request("create_user", {"email": "dave@example.com", "name": "Dave"})
         second = await events.next_stop()
         assert first.thread_id != second.thread_id
@@ -365,9 +370,7 @@ def test_consume_pulls_one_queued_message_through_its_flow(peer):
 
 def test_raw_events_and_the_timeline_of_a_thread(peer):
     async def main():
-        backend, events = await connected(peer.url, stage_bp(1, "write"))
-        request = peer.request("create_user", ALICE)
-        stop = await events.next_stop()
+        backend, events, request, stop = await paused_at(peer, stage_bp(1, "write"))
         await backend.resume("continue", stop.thread_id)
         await finished(request)
         await events.until(lambda: (stop.thread_id, "exited") in events.threads)
@@ -445,6 +448,38 @@ def test_a_failing_flow_reports_its_error(peer):
     run(main())
 
 
+def test_push_connector_messages_run_at_once(peer):
+    async def main():
+        backend, events = await connected(peer.url, stage_bp(1, "transform", 1, flow="record_reading"))
+        started = await backend.custom_request(
+            "demo.publish", {"connector": "sensors", "message": {"sensor": "s1", "fahrenheit": 212}}
+        )
+        stop = await events.next_stop()
+        assert backend.timeline(stop.thread_id)[0]["body"]["threadId"] == started["threadId"]
+        assert (stop.frame.path, stop.frame.name) == ("flow:record_reading", "transform rule 1 (celsius)")
+        celsius = await backend.evaluate("(double(input.fahrenheit) - 32.0) * 5.0 / 9.0", None, "repl")
+        assert (celsius.value, celsius.type) == ("100.0", "double")
+        await backend.resume("continue", None)
+        assert await asyncio.to_thread(peer.publish, "orders_queue", {"orderId": "ORD-9"}) == ""
+        await backend.close()
+
+    run(main())
+
+
+def test_detach_lets_paused_threads_run_on(peer):
+    async def main():
+        backend, events, request, stop = await paused_at(peer, stage_bp(1, "validate_input"))
+        assert stop.frame.name == "validate_input"
+        await backend.detach()
+        assert (await finished(request))["output"]["email"] == "alice@example.com"
+        assert events.lost == []
+        with pytest.raises(RelayError) as closed:
+            await backend.threads()
+        assert closed.value.code == "connection_failed"
+
+    run(main())
+
+
 def test_unreachable_url_is_connection_failed_naming_the_address():
     async def main():
         with socket.socket() as sock:
@@ -471,32 +506,26 @@ def test_wrong_path_is_connection_failed(peer):
     run(main())
 
 
-def test_garbage_from_the_peer_is_a_protocol_error(peer):
-    async def main():
-        backend, events = await connected(peer.url)
-        peer.runtime.set_fault("garbage")
-        with pytest.raises(RelayError) as broken:
-            await backend.threads()
-        assert broken.value.code == "protocol_error" and "not JSON" in broken.value.message
-        await events.until(lambda: events.lost)
-        assert [e.code for e in events.lost] == ["protocol_error"]
-        with pytest.raises(RelayError) as after:
-            await backend.threads()
-        assert after.value.code == "protocol_error"
-        await backend.close()
-
-    run(main())
-
-
-def test_a_frame_over_the_cap_is_a_protocol_error(peer):
+@pytest.mark.parametrize(
+    ("fault", "code", "text"),
+    [
+        ("garbage", "protocol_error", "not JSON"),
+        ("oversized", "protocol_error", "65536 byte cap"),
+        ("drop", "connection_failed", "/debug"),
+    ],
+)
+def test_a_broken_peer_fails_the_request_and_is_lost(peer, fault, code, text):
     async def main():
         backend, events = await connected(peer.url, max_frame=64 * 1024)
-        peer.runtime.set_fault("oversized")
-        with pytest.raises(RelayError) as big:
+        peer.runtime.set_fault(fault)
+        with pytest.raises(RelayError) as broken:
             await backend.threads()
-        assert big.value.code == "protocol_error" and "65536 byte cap" in big.value.message
+        assert broken.value.code == code and text in broken.value.message
         await events.until(lambda: events.lost)
-        assert events.lost[0].code == "protocol_error"
+        assert [e.code for e in events.lost] == [code]
+        with pytest.raises(RelayError) as after:
+            await backend.threads()
+        assert after.value.code == code
         await backend.close()
 
     run(main())
@@ -516,20 +545,6 @@ def test_a_silent_peer_times_out(peer):
         peer.runtime.set_fault(None)
         assert await backend.threads() == []
         assert events.lost == []
-        await backend.close()
-
-    run(main())
-
-
-def test_a_dropped_connection_fails_pending_requests_and_reports_lost(peer):
-    async def main():
-        backend, events = await connected(peer.url)
-        peer.runtime.set_fault("drop")
-        with pytest.raises(RelayError) as dropped:
-            await backend.threads()
-        assert dropped.value.code == "connection_failed" and peer.url in dropped.value.message
-        await events.until(lambda: events.lost)
-        assert events.lost[0].code == "connection_failed"
         await backend.close()
 
     run(main())
@@ -576,19 +591,20 @@ def test_a_peer_that_dies_is_lost_and_reconnect_restores_breakpoints():
 
 @pytest.mark.parametrize("module", ["tests.peers.mycel_peer", "jupyter_debug_relay.examples.mycel_demo"])
 def test_the_runtime_runs_as_a_program(module):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", module, "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        url = proc.stdout.readline().strip()
-        assert url.startswith("ws://127.0.0.1:") and url.endswith("/debug")
+    argv = [sys.executable, "-m", module, "--port", "0"]
+    with subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, text=True) as proc:
+        try:
+            ready, _, _ = select.select([proc.stdout], [], [], 10)
+            assert ready, "the runtime printed no URL within 10 s"
+            url = proc.stdout.readline().strip()
+            assert url.startswith("ws://127.0.0.1:") and url.endswith("/debug")
 
-        async def main():
-            backend, _events = await connected(url)
-            assert "create_user" in backend.flows
-            await backend.terminate()
+            async def main():
+                backend, _events = await connected(url)
+                assert "create_user" in backend.flows
+                await backend.terminate()
 
-        run(main())
-    finally:
-        proc.terminate()
-        assert proc.wait(10) == 0
+            run(main())
+        finally:
+            proc.terminate()
+            assert proc.wait(10) == 0

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import RelayError
-from ..model import Variable, VariablePage
+from ..model import VariablePage
 from .base import BackendEvents
 from .dap import DapBackend
 

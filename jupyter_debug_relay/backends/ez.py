@@ -148,18 +148,13 @@ class EzBackend(Backend):
         if self._ended is not None:
             raise self._ended
         assert self._proc is not None and self._proc.stdin is not None
-        try:
+        with contextlib.suppress(ConnectionError):  # the reader sees the end and fails what waits with it
             await linejson.write(self._proc.stdin, {"type": "command", "command": command, "params": params})
-        except ConnectionError as exc:
-            gone = RelayError("target_exited", f"The EZ debugserver is gone; {command!r} was not sent.")
-            raise gone from exc
 
     async def _request(
         self, command: str, params: dict[str, Any], answer: str, timeout: float | None = None
     ) -> tuple[str, dict[str, Any]]:
         """Send ``command`` and return the event that answers it: ``answer`` or ``error``."""
-        if self._ended is not None:
-            raise self._ended
         request = _Request(command, answer, asyncio.get_running_loop().create_future())
         self._pending.append(request)
 
@@ -336,6 +331,7 @@ class EzBackend(Backend):
         if self._ended is None:
             with contextlib.suppress(RelayError):
                 await self._query("terminate", {}, "terminated", timeout=min(self.request_timeout, 5.0))
+                await self._within(self._proc.wait(), "terminate", 2.0)  # it exits by itself once it answered
         await self._shutdown()
         self._end(self._proc.returncode)
 

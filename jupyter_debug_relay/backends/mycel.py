@@ -28,6 +28,7 @@ import itertools
 import json
 import time
 from collections import OrderedDict, deque
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RelayError
@@ -123,6 +124,15 @@ def _expect(result: Any, kind: type, method: str, url: str) -> Any:
     return result
 
 
+@dataclass
+class _Pull:
+    """A ``consume()`` in progress: its connector, the thread its message started, whether it stopped."""
+
+    connector: str
+    stopped: asyncio.Future[None]
+    thread_id: int | None = None
+
+
 class MycelBackend(Backend):
     """A Mycel service's debug endpoint (``ws://host:9090/debug``); the runtime outlives the session."""
 
@@ -159,7 +169,7 @@ class MycelBackend(Backend):
         self._timelines: dict[int, deque[dict[str, Any]]] = {}
         self._finished: deque[int] = deque()
         self._flow_sources: dict[str, str] | None = None
-        self._consumers: dict[str, list[asyncio.Future[int]]] = {}
+        self._pulls: list[_Pull] = []
         self._background: set[asyncio.Task] = set()
 
     # -- connection ---------------------------------------------------------------------
@@ -167,17 +177,17 @@ class MycelBackend(Backend):
     async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
         """The setup handshake: attach, set the stage breakpoints, ready."""
         await self._connect()
-        await self.apply_breakpoints(breakpoints, exceptions)
-        await self.ready()
+        try:
+            await self.apply_breakpoints(breakpoints, exceptions)
+            await self.ready()
+        except RelayError:
+            await self._disconnect()
+            raise
 
     async def reconnect(self) -> None:
         """Connect again (after a drop): attach, set the same stage breakpoints, ready."""
         await self._disconnect()
-        await self._connect()
-        if self._stage_bps:
-            results = await self.set_stage_breakpoints(self._stage_bps)
-            self.breakpoint_results.update({bp.id: r for bp, r in zip(self._stage_bps, results, strict=True)})
-        await self.ready()
+        await self.start(self._stage_bps, "none")
 
     async def _connect(self) -> None:
         transport = await WebSocketTransport.connect(
@@ -221,10 +231,9 @@ class MycelBackend(Backend):
         self._closing = True
         for task in self._background:
             task.cancel()
-        for waiters in self._consumers.values():
-            for waiter in waiters:
-                waiter.cancel()
-        self._consumers.clear()
+        for pending in self._pulls:
+            pending.stopped.cancel()
+        self._pulls.clear()
         self._forget_pauses()
         if self._channel is not None:
             await self._channel.close()
@@ -299,11 +308,10 @@ class MycelBackend(Backend):
         """Pull one message from a manual-consume connector into its flow.
 
         Returns ``{"connector", "done", "thread_id"}`` once the message is fully processed
-        (``done`` true) or once it has entered its flow (``done`` false, ``thread_id`` set;
-        e.g. it stopped at a breakpoint). The pull then ends in the background; the end of
-        every pull is reported by the raw event ``debug.consume``. With an empty queue Mycel
-        waits for a message: then ``done`` is false and ``thread_id`` None after the request
-        timeout.
+        (``done`` true) or once its thread stopped (``done`` false), or after the request
+        timeout (``done`` false; ``thread_id`` None while Mycel still waits for a message on
+        an empty queue). An unfinished pull ends in the background; the end of every pull is
+        reported by the raw event ``debug.consume``.
         """
         if not connector:
             raise RelayError(
@@ -318,8 +326,8 @@ class MycelBackend(Backend):
                 for f in flows
                 if isinstance(f, dict)
             }
-        entered: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._consumers.setdefault(connector, []).append(entered)
+        pending = _Pull(connector, asyncio.get_running_loop().create_future())
+        self._pulls.append(pending)
         pull = asyncio.ensure_future(
             self._call("debug.consume", {"connector": connector}, timeout=MAX_TIMEOUT)
         )
@@ -327,16 +335,14 @@ class MycelBackend(Backend):
         pull.add_done_callback(lambda task: self._pulled(connector, task))
         try:
             await asyncio.wait(
-                {pull, entered}, timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED
+                {pull, pending.stopped}, timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED
             )
         finally:
-            with contextlib.suppress(ValueError):
-                self._consumers.get(connector, []).remove(entered)
-            entered.cancel()
-        thread_id = entered.result() if entered.done() and not entered.cancelled() else None
+            self._pulls.remove(pending)
+            pending.stopped.cancel()
         if pull.done():
             pull.result()
-        return {"connector": connector, "done": pull.done(), "thread_id": thread_id}
+        return {"connector": connector, "done": pull.done(), "thread_id": pending.thread_id}
 
     def _pulled(self, connector: str, task: asyncio.Task) -> None:
         self._background.discard(task)
@@ -480,13 +486,11 @@ class MycelBackend(Backend):
                 "Fetch the scopes of the current stop again.",
             )
         tid, value, parent = self._refs[ref]
-        items: list[tuple[str | int, Any]] = (
-            list(value.items())
-            if isinstance(value, dict)
-            else list(enumerate(value))
-            if isinstance(value, list)
-            else []
-        )
+        items: list[tuple[str | int, Any]] = []
+        if isinstance(value, dict):
+            items = list(value.items())
+        elif isinstance(value, list):
+            items = list(enumerate(value))
         page = [
             self._variable(tid, str(key), child, _child_name(parent, key))
             for key, child in items[start : start + count]
@@ -551,41 +555,35 @@ class MycelBackend(Backend):
     def _stopped(self, tid: int, body: dict[str, Any]) -> None:
         self._forget_pause(tid)
         self._actions.pop(tid, None)
-        flow, stage, sub = (
-            str(body.get("flowName", "")),
-            str(body.get("stage", "")),
-            str(body.get("name") or ""),
-        )
+        flow, stage = str(body.get("flowName", "")), str(body.get("stage", ""))
         rule = body.get("rule") if isinstance(body.get("rule"), dict) else {}
         index = rule.get("index") if isinstance(rule.get("index"), int) else None
-        where = (
-            f"{stage} {sub}".strip() if index is None else f"{stage} rule {index} ({rule.get('target', '')})"
-        )
+        if index is None:
+            where = f"{stage} {body.get('name') or ''}".strip()
+        else:
+            where = f"{stage} rule {index} ({rule.get('target', '')})"
         frame = Frame(
             id=next(self._numbers),
             name=where,
             path=f"flow:{flow}",
             line=PIPELINE_STAGES.index(stage) + 1 if stage in PIPELINE_STAGES else 0,
-            column=index + 1 if index is not None else 1,
+            column=1 if index is None else index + 1,
         )
         self._frames[frame.id] = tid
         raw_reason = str(body.get("reason", ""))
-        reason = STOP_REASONS.get(raw_reason, "pause")
         description = f"{flow} paused at {where} ({raw_reason or 'no reason given'})"
         if rule.get("expression"):
             description += f": {rule.get('target', '')} = {rule['expression']}"
-        stop = StopInfo(
-            reason=reason,
-            thread_id=tid,
-            frame=frame,
-            breakpoint_ids=self._hit(flow, stage, index) if reason == "breakpoint" else [],
-            exception=ExceptionInfo("MycelError", str(body.get("error", "")))
-            if reason == "exception"
-            else None,
-            description=description,
-            stopped_threads=[tid],
-        )
+        stop = StopInfo(STOP_REASONS.get(raw_reason, "pause"), tid, frame, description=description)
+        stop.stopped_threads = [tid]
+        if stop.reason == "breakpoint":
+            stop.breakpoint_ids = self._hit(flow, stage, index)
+        if stop.reason == "exception":
+            stop.exception = ExceptionInfo("MycelError", str(body.get("error", "")))
         self._paused[tid] = stop
+        for pending in self._pulls:
+            if pending.thread_id == tid and not pending.stopped.done():
+                pending.stopped.set_result(None)
         self.events.on_stopped(stop)
 
     def _hit(self, flow: str, stage: str, index: int | None) -> list[int]:
@@ -618,9 +616,9 @@ class MycelBackend(Backend):
     def _flow_started(self, tid: int, body: dict[str, Any]) -> None:
         self.events.on_thread(tid, "started")
         connector = (self._flow_sources or {}).get(str(body.get("flowName", "")))
-        waiters = [w for w in self._consumers.get(connector or "", []) if not w.done()]
-        if waiters:
-            waiters[0].set_result(tid)
+        pending = next((p for p in self._pulls if p.connector == connector and p.thread_id is None), None)
+        if pending is not None:
+            pending.thread_id = tid
 
     def _flow_ended(self, tid: int) -> None:
         self._forget_pause(tid)

@@ -1,9 +1,20 @@
 """A Mycel-like pipeline runtime that speaks the Mycel Studio debug protocol, to debug without a real service.
 
 Run it with ``python -m jupyter_debug_relay.examples.mycel_demo --port 0`` (its URL is the first line
-on stdout) or in-process with ``RuntimeThread``. It listens on 127.0.0.1 only. Transform rules,
-breakpoint conditions and ``debug.evaluate`` go through a small interpreter of a CEL subset: nothing
-a client sends is ever executed as Python.
+on stdout) or in-process::
+
+    demo = RuntimeThread()
+    url = demo.start()                      # ws://127.0.0.1:PORT/debug
+    ...                                     # connect a debugger to url, set stage breakpoints
+    demo.request("create_user", {"email": "Ann@Example.com", "name": "Ann"})
+    demo.stop()
+
+It listens on 127.0.0.1 only. Its flows: create_user (sanitize, validate_input, enrich, transform,
+write), get_users (read), process_order (from the manual-consume queue orders_queue) and
+record_reading (from the push connector sensors). Besides the Mycel methods it answers
+``demo.request`` and ``demo.publish``, standing in for a REST client and a message broker.
+Transform rules, breakpoint conditions and ``debug.evaluate`` go through a small interpreter of a
+CEL subset: nothing a client sends is ever executed as Python.
 """
 
 from __future__ import annotations
@@ -616,14 +627,15 @@ class StageFailed(Exception):
 # ---------------------------------------------------------------------------
 # The debug server: JSON-RPC 2.0 over WebSocket at /debug
 
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
-    -32700,
-    -32600,
-    -32601,
-    -32602,
-    -32603,
-)
-SESSION_NOT_FOUND, THREAD_NOT_FOUND, FLOW_NOT_FOUND, EVAL_ERROR = -32000, -32001, -32002, -32003
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SESSION_NOT_FOUND = -32000
+THREAD_NOT_FOUND = -32001
+FLOW_NOT_FOUND = -32002
+EVAL_ERROR = -32003
 EVENT_BACKLOG = 256
 HOST = "127.0.0.1"
 
@@ -638,14 +650,12 @@ class RpcError(Exception):
 
 
 class ClientSession:
-    """One attached client: its breakpoints per flow and its bounded event backlog."""
+    """One attached client: its breakpoints per flow and its event backlog (full: events are dropped)."""
 
-    def __init__(self, session_id: str, client_name: str) -> None:
+    def __init__(self, session_id: str) -> None:
         self.id = session_id
-        self.client_name = client_name
         self.breakpoints: dict[str, list[dict[str, Any]]] = {}
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue(EVENT_BACKLOG)
-        self.dropped = 0
 
 
 class Connection:
@@ -815,10 +825,8 @@ class MycelRuntime:
     def _broadcast(self, event: str, params: dict[str, Any]) -> None:
         message = {"jsonrpc": "2.0", "method": event, "params": params}
         for session in self.sessions.values():
-            try:
+            with contextlib.suppress(asyncio.QueueFull):
                 session.events.put_nowait(message)
-            except asyncio.QueueFull:
-                session.dropped += 1
 
     async def _run_flow(self, flow: Flow, data: dict[str, Any], thread: DebugThread | None) -> dict[str, Any]:
         started = time.perf_counter()
@@ -1092,7 +1100,7 @@ class MycelRuntime:
 
     async def _attach(self, conn: Connection, params: dict[str, Any]) -> dict[str, Any]:
         self._end_session(conn)
-        session = ClientSession(f"s{next(self._session_ids)}", str(params.get("clientName", "")))
+        session = ClientSession(f"s{next(self._session_ids)}")
         self.sessions[session.id] = session
         conn.session = session
         conn.forwarder = self._spawn(self._forward(conn, session))

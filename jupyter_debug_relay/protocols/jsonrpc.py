@@ -135,12 +135,16 @@ class JsonRpcChannel:
             while True:
                 self._dispatch(await self._transport.recv())
         except RelayError as exc:
-            if self.error is not None:
-                return
-            self._stop(exc)
-            if self._on_closed is not None:
-                self._on_closed(_copy(exc))
-            await self._transport.close()
+            error = exc
+        except Exception as exc:  # whatever breaks the reader must still fail every waiter
+            log.exception("reading from %s failed", self.peer)
+            error = RelayError("connection_failed", f"Reading from {self.peer} failed: {exc!r}.")
+        if self.error is not None:
+            return
+        self._stop(error)
+        if self._on_closed is not None:
+            self._on_closed(_copy(error))
+        await self._transport.close()
 
     def _broken(self, what: str, text: str) -> RelayError:
         return RelayError(

@@ -74,12 +74,7 @@ class LineReader:
         return Line(text)
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    """``message`` as one line of compact JSON."""
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
-
-
 async def write(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
-    """Send ``message`` as one line and wait until the transport takes it."""
-    writer.write(encode(message))
+    """Send ``message`` as one line of compact JSON and wait until the transport takes it."""
+    writer.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
     await writer.drain()

@@ -1,0 +1,166 @@
+"""Core benchmark: the relay's debugpy sessions beside the raw DAP anchors, in one run.
+
+Prints the project's medians (ms) beside ``../shared/bench/raw_dap_bench.py``
+over TCP and over stdio, with ratios (anchor / relay: how many times faster).
+
+    python bench/core_bench.py [-n 200] [--anchor-n 50] [--no-anchors]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from jupyter_debug_relay import Relay
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ANCHORS = os.path.join(HERE, "..", "..", "shared", "bench")
+
+# The same target as the anchor client, so the figures compare like with like.
+TARGET = """
+def work(i):
+    total = 0
+    for k in range(3):
+        total += i * k
+    return total
+
+acc = []
+for i in range(100000):
+    acc.append(work(i))
+big = list(range(1000000))
+print("done", len(acc))
+"""
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+def measure_relay(n: int, program: str) -> dict:
+    with Relay() as relay:
+        bp = relay.breakpoints.add(program, 3)
+        started = time.perf_counter()
+        session = relay.launch(program)
+        session.wait_for_stop(30)
+        first_stop = ms(time.perf_counter() - started)
+        relay.breakpoints.remove(bp.id)
+        steps, inspects, evaluates = [], [], []
+        for _ in range(n):
+            t = time.perf_counter()
+            session.next()
+            steps.append(ms(time.perf_counter() - t))
+            t = time.perf_counter()
+            frames = session.stack(levels=20)
+            scopes = session.scopes(frames[0].id)
+            session.variables(scopes[0].ref)
+            inspects.append(ms(time.perf_counter() - t))
+            t = time.perf_counter()
+            session.evaluate("i * 2", frame_id=frames[0].id)
+            evaluates.append(ms(time.perf_counter() - t))
+        session.terminate()
+    return {"first_stop_ms": first_stop, "step_ms": statistics.median(steps),
+            "inspect_ms": statistics.median(inspects), "evaluate_ms": statistics.median(evaluates)}
+
+
+def measure_big_page(program: str) -> float:
+    with Relay() as relay:
+        relay.breakpoints.add(program, len(TARGET.strip().splitlines()) + 1)
+        session = relay.launch(program)
+        session.wait_for_stop(60)
+        scope = session.scopes()[0]
+        big = next(v for v in session.variables(scope.ref, count=1000).items if v.name == "big")
+        times = []
+        for _ in range(20):
+            t = time.perf_counter()
+            page = session.variables(big.ref, start=0, count=100)
+            times.append(ms(time.perf_counter() - t))
+            assert page.total == 1_000_000 and len(page.items) == 100
+        session.terminate()
+    return statistics.median(times)
+
+
+def measure_concurrent(program: str, sessions: int = 10, steps: int = 50) -> float:
+    with Relay() as relay:
+        bp = relay.breakpoints.add(program, 3)
+        handles = [relay.launch(program) for _ in range(sessions)]
+        for handle in handles:
+            handle.wait_for_stop(60)
+        relay.breakpoints.remove(bp.id)
+        times: list[float] = []
+        lock = threading.Lock()
+
+        def drive(handle) -> None:
+            for _ in range(steps):
+                t = time.perf_counter()
+                handle.next()
+                with lock:
+                    times.append(ms(time.perf_counter() - t))
+
+        threads = [threading.Thread(target=drive, args=(h,)) for h in handles]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(300)
+    times.sort()
+    return times[int(len(times) * 0.99) - 1]
+
+
+def run_anchor(args: list[str]) -> dict | None:
+    script = os.path.join(ANCHORS, "raw_dap_bench.py")
+    if not os.path.exists(script):
+        return None
+    out = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, timeout=600)
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if lines else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=200, help="steps timed for the relay")
+    parser.add_argument("--anchor-n", type=int, default=50, help="steps timed for each anchor")
+    parser.add_argument("--no-anchors", action="store_true")
+    opts = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as workdir:
+        program = os.path.join(workdir, "target.py")
+        with open(program, "w") as f:
+            f.write(TARGET)
+        relay = measure_relay(opts.n, program)
+        relay["big_page_ms"] = measure_big_page(program)
+        relay["p99_step_10_sessions_ms"] = measure_concurrent(program)
+
+    anchors = {}
+    if not opts.no_anchors:
+        for label, args in (("raw DAP, TCP", ["--transport", "tcp"]), ("raw DAP, stdio", ["--transport", "stdio"])):
+            anchors[label] = run_anchor([*args, "-n", str(opts.anchor_n)])
+
+    rows = [("launch to first stop", "first_stop_ms", 600), ("step (next -> stopped)", "step_ms", 3),
+            ("stack+scopes+variables", "inspect_ms", 5), ("evaluate", "evaluate_ms", 2)]
+    labels = list(anchors)
+    head = f"| {'measure (median ms)':<30} | {'relay':>8} | {'goal':>6} | " + " | ".join(
+        f"{label:>14} | {'ratio':>6}" for label in labels) + " |"
+    print(head)
+    print("|" + "|".join("-" * (len(cell) + 0) for cell in head.split("|")[1:-1]) + "|")
+    for title, key, goal in rows:
+        cells = [f"| {title:<30} | {relay[key]:>8.2f} | {goal:>6} |"]
+        for label in labels:
+            anchor = anchors[label]
+            if anchor is None:
+                cells.append(f" {'n/a':>14} | {'':>6} |")
+            else:
+                cells.append(f" {anchor[key]:>14.2f} | {anchor[key] / relay[key]:>5.1f}x |")
+        print("".join(cells))
+    print(f"| {'1M-element list, first 100':<30} | {relay['big_page_ms']:>8.2f} | {50:>6} |")
+    print(f"| {'step p99, 10 sessions at once':<30} | {relay['p99_step_10_sessions_ms']:>8.2f} | {50:>6} |")
+    print(json.dumps({"relay": relay, "anchors": anchors}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Test peers: small servers that speak a debug protocol, with faults a test can switch on."""

@@ -1,0 +1,82 @@
+"""The Mycel test peer: the demo runtime, plus faults a test can switch on (garbage, oversized, silent, drop).
+
+Run it with ``python -m tests.peers.mycel_peer --port 0 [--fault F]``; its URL is the first line
+on stdout. In a test, ``start_peer()`` serves it on 127.0.0.1 from a background thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from websockets.exceptions import ConnectionClosed
+
+from jupyter_debug_relay.examples.mycel_demo import (
+    Connection,
+    MycelRuntime,
+    RuntimeThread,
+    build_parser,
+    serve_forever,
+)
+
+__all__ = ["FAULTS", "FaultyRuntime", "MycelRuntime", "RuntimeThread", "main", "start_peer"]
+
+FAULTS = ("garbage", "oversized", "silent", "drop")
+
+
+class FaultyRuntime(MycelRuntime):
+    """A demo runtime whose answers break on purpose once ``fault`` is set (events still flow)."""
+
+    def __init__(
+        self, *, fault: str | None = None, oversized_bytes: int = 2 * 1024 * 1024, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.fault: str | None = None
+        self.oversized_bytes = oversized_bytes
+        self.set_fault(fault)
+
+    def set_fault(self, fault: str | None) -> None:
+        """``garbage`` answers non-JSON, ``oversized`` answers a huge message, ``silent`` never answers,
+        ``drop`` cuts the TCP connection without a close frame; None answers normally."""
+        if fault is not None and fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; faults are {', '.join(FAULTS)}")
+        self.fault = fault
+
+    async def respond(self, conn: Connection, message: dict[str, Any]) -> None:
+        if self.fault is None:
+            await super().respond(conn, message)
+            return
+        if self.fault == "drop":
+            conn.ws.transport.abort()
+            return
+        if self.fault == "garbage":
+            text = "}{ not JSON at all"
+        elif self.fault == "oversized":
+            text = json.dumps(
+                {"jsonrpc": "2.0", "id": message.get("id"), "result": "x" * self.oversized_bytes}
+            )
+        else:
+            return
+        with contextlib.suppress(ConnectionClosed):
+            await conn.ws.send(text)
+
+
+def start_peer(fault: str | None = None, port: int = 0, **kwargs: Any) -> RuntimeThread:
+    """A ``FaultyRuntime`` serving on 127.0.0.1 from a daemon thread; stop it with ``.stop()``."""
+    peer = RuntimeThread(FaultyRuntime(fault=fault, **kwargs), port)
+    peer.start()
+    return peer
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m tests.peers.mycel_peer --port 0 [--fault F]``."""
+    parser = build_parser("python -m tests.peers.mycel_peer")
+    parser.add_argument("--fault", choices=FAULTS, help="break every answer this way")
+    args = parser.parse_args(argv)
+    asyncio.run(serve_forever(FaultyRuntime(fault=args.fault), args.port))
+
+
+if __name__ == "__main__":
+    main()
