@@ -318,3 +318,28 @@ def test_idle_session_is_stopped(write):
         while session.state != "terminated" and time.monotonic() < deadline:
             time.sleep(0.1)
         assert session.state == "terminated"
+
+
+def test_subprocess_of_the_target_becomes_a_child_session(relay, write):
+    child = write("child.py", """
+        x = 41
+        print("child", x + 1)  # child
+    """)
+    parent = write("parent.py", f"""
+        import subprocess, sys
+        out = subprocess.run([sys.executable, {child!r}], capture_output=True, text=True)
+        print("parent got", out.stdout.strip())
+    """)
+    relay.breakpoints.add(child, line_of(child, "# child"))
+    session = relay.launch(parent, subprocess=True)
+    deadline = time.monotonic() + 20
+    while len(relay.sessions) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    kid = relay.sessions[1]
+    assert kid.info().parent == session.id
+    stop = kid.wait_for_stop(15)
+    assert stop.frame.path == child and kid.evaluate("x").value == "41"
+    kid.continue_(wait=False)
+    with pytest.raises(RelayError):
+        session.wait_for_stop(15)
+    assert session.output().text == "parent got child 42\n"
