@@ -34,6 +34,7 @@ from .model import (
     Variable,
     VariablePage,
 )
+from .protocols.timeouts import clamp_timeout
 
 MARGIN = 5.0  # seconds a facade call waits beyond the engine's own timeout
 
@@ -57,7 +58,7 @@ class Relay:
         request_timeout: float = 30.0,
         max_value_length: int = 1000,
     ) -> None:
-        self.request_timeout = min(max(float(request_timeout), 1.0), 300.0)
+        self.request_timeout = clamp_timeout(request_timeout)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="relay loop", daemon=True)
         self._thread.start()

@@ -11,7 +11,7 @@ import time
 import pytest
 from conftest import line_of
 
-from jupyter_debug_relay import RelayError
+from jupyter_debug_relay import Relay, RelayError
 
 APP = """
 import sys
@@ -293,8 +293,6 @@ def test_ten_sessions_at_once(relay, write):
 
 
 def test_relay_close_reaps_every_process(write):
-    from jupyter_debug_relay import Relay
-
     app = write("app.py", APP)
     relay = Relay()
     relay.breakpoints.add(app, line_of(app, "# add"))
@@ -307,8 +305,6 @@ def test_relay_close_reaps_every_process(write):
 
 
 def test_idle_session_is_stopped(write):
-    from jupyter_debug_relay import Relay
-
     app = write("app.py", APP)
     with Relay(idle_timeout=0.5) as relay:
         relay.breakpoints.add(app, line_of(app, "# add"))

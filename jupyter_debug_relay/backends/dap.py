@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import codecs
 import os
+from functools import partial
 from typing import Any
 
 from ..errors import RelayError
@@ -21,7 +21,7 @@ from ..model import (
 )
 from ..protocols.dap import DapChannel
 from ..transports import process
-from ..transports.streams import pipe_stream, tcp_stream
+from ..transports.streams import forward_text, pipe_stream, tcp_stream
 from .base import Backend, BackendEvents
 
 EXCEPTION_FILTERS = {"raised": ["raised", "uncaught"], "uncaught": ["uncaught"], "none": []}
@@ -77,7 +77,7 @@ class DapBackend(Backend):
         if self.adapter_cmd:
             self.adapter_proc = await process.spawn(self.adapter_cmd, cwd=self.cwd, what="debug adapter")
             stream = pipe_stream(self.adapter_proc, f"the adapter {self.adapter_cmd[0]}")
-            self._spawn(self._drain(self.adapter_proc.stderr, None))
+            self._spawn(forward_text(self.adapter_proc.stderr, None))
         else:
             assert self.port is not None
             stream = await tcp_stream(self.host, self.port)
@@ -280,23 +280,9 @@ class DapBackend(Backend):
         self.terminal_proc = proc = await process.spawn(
             arguments["args"], cwd=arguments.get("cwd") or self.cwd, env=env, what="target"
         )
-        self._spawn(self._drain(proc.stdout, "stdout"))
-        self._spawn(self._drain(proc.stderr, "stderr"))
+        self._spawn(forward_text(proc.stdout, partial(self.events.on_output, "stdout")))
+        self._spawn(forward_text(proc.stderr, partial(self.events.on_output, "stderr")))
         return {"processId": proc.pid, "shellProcessId": proc.pid}
-
-    async def _drain(self, reader: asyncio.StreamReader | None, category: str | None) -> None:
-        """Forward a pipe as output as it arrives (``category`` None: read and drop)."""
-        if reader is None:
-            return
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        while True:
-            data = await reader.read(1 << 16)
-            if not data:
-                break
-            if category is not None:
-                text = decoder.decode(data)
-                if text:
-                    self.events.on_output(category, text)
 
     async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
         raise RelayError("unsupported", f"{self.kind} does not debug child processes.")
@@ -479,9 +465,8 @@ class DapBackend(Backend):
 
     async def detach(self) -> None:
         await self.request("disconnect", {"terminateDebuggee": False}, timeout=5)
-        for proc in (self.terminal_proc,):
-            if proc is not None:
-                process.untrack_group(proc.pid)
+        if self.terminal_proc is not None:
+            process.untrack_group(self.terminal_proc.pid)
         if self.pid:
             process.untrack_group(self.pid)
         self.terminal_proc, self.pid = None, None

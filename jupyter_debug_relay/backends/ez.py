@@ -13,7 +13,6 @@ program's prints as raw lines among the JSON, and an exit with no ``exited``.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import collections
 import contextlib
 import os
@@ -24,7 +23,9 @@ from typing import Any, TypeVar
 from ..errors import RelayError
 from ..model import Breakpoint, BreakpointResult, Frame, Scope, StopInfo, Thread, Variable, VariablePage
 from ..protocols import linejson
+from ..protocols.timeouts import clamp_timeout
 from ..transports import process
+from ..transports.streams import forward_text
 from .base import Backend, BackendEvents
 
 T = TypeVar("T")
@@ -84,7 +85,7 @@ class EzBackend(Backend):
         self.ez = ez
         self.cwd = cwd
         self.workdir = os.path.abspath(cwd) if cwd else os.getcwd()
-        self.request_timeout = min(max(float(request_timeout), 1.0), 300.0)
+        self.request_timeout = clamp_timeout(request_timeout)
         self.target = program
         self.capabilities = dict(CAPABILITIES)
         self._proc: asyncio.subprocess.Process | None = None
@@ -221,13 +222,12 @@ class EzBackend(Backend):
 
     async def _read_stderr(self) -> None:
         assert self._proc is not None and self._proc.stderr is not None
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        while data := await self._proc.stderr.read(1 << 16):
-            text = decoder.decode(data)
-            if text.strip():
-                self._last_words = text.strip().splitlines()[-1]
-            if text:
-                self.events.on_output("stderr", text)
+        await forward_text(self._proc.stderr, self._on_stderr)
+
+    def _on_stderr(self, text: str) -> None:
+        if text.strip():
+            self._last_words = text.strip().splitlines()[-1]
+        self.events.on_output("stderr", text)
 
     def _dispatch(self, line: linejson.Line) -> None:
         message = line.message

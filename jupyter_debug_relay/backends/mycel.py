@@ -43,7 +43,8 @@ from ..model import (
     Variable,
     VariablePage,
 )
-from ..protocols.jsonrpc import MAX_TIMEOUT, MIN_TIMEOUT, JsonRpcChannel, clamp_timeout
+from ..protocols.jsonrpc import JsonRpcChannel
+from ..protocols.timeouts import MAX_TIMEOUT, MIN_TIMEOUT, clamp_timeout
 from ..transports.websocket import DEFAULT_MAX_FRAME, WebSocketTransport
 from .base import Backend, BackendEvents
 

@@ -21,9 +21,6 @@ class BreakpointStore:
         self.exceptions = "none"
 
     def list(self) -> list[Breakpoint]:
-        for bp in self._items.values():
-            if bp.kind == "line" and not bp.verified:
-                self._check_line(bp)
         return sorted(self._items.values(), key=lambda b: b.id)
 
     def get(self, bp_id: int) -> Breakpoint:

@@ -97,6 +97,7 @@ class Session(BackendEvents):
         """Start the backend with the relay's breakpoints; a failure leaves the session ``failed``."""
         self._set_state("launching")
         store = self.manager.breakpoints
+        store.appeared()  # a pending file that exists by now is sent with the rest
         try:
             await self.backend.start([bp for bp in store.list() if store.sendable(bp)], store.exceptions)
         except BaseException as exc:

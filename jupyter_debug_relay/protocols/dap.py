@@ -17,17 +17,12 @@ from typing import Any
 
 from ..errors import RelayError
 from ..transports.streams import ByteStream
+from .timeouts import clamp_timeout
 
 log = logging.getLogger(__name__)
 
 MAX_BODY = 64 << 20
 MAX_HEADER_LINES = 16
-DEFAULT_TIMEOUT = 30.0
-
-
-def clamp_timeout(timeout: float | None) -> float:
-    """A request timeout between 1 and 300 seconds (30 s when not given)."""
-    return DEFAULT_TIMEOUT if timeout is None else min(max(float(timeout), 1.0), 300.0)
 
 
 def encode(message: dict[str, Any]) -> bytes:

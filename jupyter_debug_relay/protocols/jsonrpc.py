@@ -10,12 +10,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ..errors import RelayError
+from .timeouts import DEFAULT_TIMEOUT, clamp_timeout
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT = 30.0
-MIN_TIMEOUT = 1.0
-MAX_TIMEOUT = 300.0
 _RELAY_BUG = "The peer could not read what the relay sent; please report this as a relay bug."
 STANDARD_ERRORS: dict[int, tuple[str, str]] = {
     -32700: ("protocol_error", _RELAY_BUG),
@@ -35,11 +33,6 @@ class TextTransport(Protocol):
     async def recv(self) -> str: ...
 
     async def close(self) -> None: ...
-
-
-def clamp_timeout(seconds: float) -> float:
-    """A request timeout kept within 1 to 300 seconds."""
-    return min(MAX_TIMEOUT, max(MIN_TIMEOUT, float(seconds)))
 
 
 def _copy(error: RelayError) -> RelayError:

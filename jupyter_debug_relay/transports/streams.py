@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import socket
+from collections.abc import Callable
 
 from ..errors import RelayError
 
@@ -24,6 +26,14 @@ class ByteStream:
     def close(self) -> None:
         if not self.writer.is_closing():
             self.writer.close()
+
+
+async def forward_text(reader: asyncio.StreamReader, on_text: Callable[[str], None] | None) -> None:
+    """Decode a pipe as UTF-8 as it arrives and hand each piece on (``None``: read and drop) until EOF."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    while data := await reader.read(1 << 16):
+        if on_text is not None and (text := decoder.decode(data)):
+            on_text(text)
 
 
 def pipe_stream(proc: asyncio.subprocess.Process, label: str) -> ByteStream:
