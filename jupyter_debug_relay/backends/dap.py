@@ -464,7 +464,13 @@ class DapBackend(Backend):
     # -- ending -----------------------------------------------------------------------------
 
     async def detach(self) -> None:
-        await self.request("disconnect", {"terminateDebuggee": False}, timeout=5)
+        self._closing = True  # the adapter may answer a disconnect by closing the connection: that is a success
+        try:
+            await self.request("disconnect", {"terminateDebuggee": False}, timeout=5)
+        except RelayError as exc:
+            if exc.code != "adapter_failed":
+                self._closing = False
+                raise
         if self.terminal_proc is not None:
             process.untrack_group(self.terminal_proc.pid)
         if self.pid:
