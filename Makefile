@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench lint clean
+.PHONY: setup demo test docs bench lint clean
 
 setup: $(STAMP)
 
@@ -19,7 +19,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q
+
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
