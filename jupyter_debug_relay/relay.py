@@ -368,6 +368,21 @@ class SessionHandle:
         """The runtime's own events (flowStart, stageEnter/Exit, ruleEval ...) of one thread."""
         return self._relay._run(lambda: self._mycel().timeline(thread_id))
 
+    def reconnect(self, timeout: float = 60.0) -> None:
+        """Open the socket again (after a drop): attach, the relay's stage breakpoints as they are now, ready.
+
+        The runtime's threads ran on meanwhile; the threads the session already knew keep their ids.
+        """
+        backend = self._mycel()
+        session = self._session
+
+        async def reconnect() -> None:
+            await backend.close()
+            session.stop = session.error = None
+            await session.start()
+
+        self._call(reconnect(), timeout)
+
     # -- ending -----------------------------------------------------------------------------
 
     def terminate(self) -> None:

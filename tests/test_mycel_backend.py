@@ -512,6 +512,7 @@ def test_wrong_path_is_connection_failed(peer):
         ("garbage", "protocol_error", "not JSON"),
         ("oversized", "protocol_error", "65536 byte cap"),
         ("drop", "connection_failed", "/debug"),
+        ("unreadable", "protocol_error", "could not read a request: parse error (-32700)"),
     ],
 )
 def test_a_broken_peer_fails_the_request_and_is_lost(peer, fault, code, text):
@@ -526,6 +527,38 @@ def test_a_broken_peer_fails_the_request_and_is_lost(peer, fault, code, text):
         with pytest.raises(RelayError) as after:
             await backend.threads()
         assert after.value.code == code
+        await backend.close()
+
+    run(main())
+
+
+@pytest.mark.parametrize(
+    ("rpc_code", "message", "code", "hint"),
+    [
+        (-32700, "parse error", "protocol_error", "relay bug"),
+        (-32600, "invalid request", "protocol_error", "relay bug"),
+        (-32601, "unknown method: debug.threads", "unsupported", "version"),
+        (-32602, "thread not paused", "not_paused", "stage breakpoint"),
+        (-32602, "threadId is required", "invalid_request", "arguments"),
+        (-32603, "connector \"x\" not found", "invalid_request", "its message says why"),
+        (-32000, "session not found", "not_running", "session.reconnect()"),
+        (-32001, "thread not found: t1", "invalid_request", "threads()"),
+        (-32002, "flow not found", "invalid_request", "inspect('flows')"),
+        (-32003, "eval error: no such key", "invalid_request", "CEL expression"),
+        (-1, "something new", "invalid_request", "its message says why"),
+    ],
+)
+def test_each_mycel_error_code_is_a_relay_error_and_the_link_stays_up(peer, rpc_code, message, code, hint):
+    async def main():
+        backend, events = await connected(peer.url)
+        peer.runtime.set_fault("error", rpc_code, message)
+        with pytest.raises(RelayError) as refused:
+            await backend.threads()
+        error = refused.value
+        assert (error.code, error.details["rpc_code"], error.details["method"]) == (code, rpc_code, "debug.threads")
+        assert message in error.message and hint in error.hint
+        peer.runtime.set_fault(None)
+        assert await backend.threads() == [] and events.lost == []
         await backend.close()
 
     run(main())
@@ -550,7 +583,7 @@ def test_a_silent_peer_times_out(peer):
     run(main())
 
 
-def test_a_peer_that_dies_is_lost_and_reconnect_restores_breakpoints():
+def test_a_peer_that_dies_is_lost_and_a_new_start_connects_again():
     first = start_peer()
     try:
         port = int(first.url.rsplit(":", 1)[1].split("/")[0])
@@ -573,7 +606,7 @@ def test_a_peer_that_dies_is_lost_and_reconnect_restores_breakpoints():
 
             second = start_peer(port=port)
             try:
-                await backend.reconnect()
+                await backend.start([stage_bp(1, "transform")], "none")
                 again = second.request("create_user", BOB)
                 stop = await events.next_stop()
                 assert stop.breakpoint_ids == [1]

@@ -37,3 +37,28 @@ def test_missing_ez_binary_is_connection_failed(relay):
     with pytest.raises(RelayError) as info:
         relay.connect_ez(CALLS, ez="/no/such/ez")
     assert info.value.code == "connection_failed" and "/no/such/ez" in info.value.message
+
+
+def test_loose_answers_leave_the_session_usable(relay):
+    session = relay.connect_ez(CALLS, ez=EZ)
+    entry = session.wait_for_stop(10)  # the peer stops on entry before it answers `initialize`
+    assert [(f.name, f.line) for f in session.stack()] == [("main", entry.frame.line)]  # it lists no frame
+    session.next()
+    with pytest.raises(RelayError) as info:
+        session.evaluate("nope + 1")  # answered by an `error` event that names no command
+    assert info.value.code == "invalid_request" and "undefined: nope" in info.value.message
+    assert session.state == "paused" and session.evaluate("x * 2").value == "20"
+    session.terminate()
+    assert session.state == "terminated"
+
+
+def test_an_ez_program_cannot_be_paused(relay):
+    session = relay.connect_ez(str(PEERS / "ez_programs" / "forever.ez"), ez=EZ)
+    session.wait_for_stop(10)
+    session.continue_(wait=False)
+    with pytest.raises(RelayError) as info:
+        session.pause()
+    assert info.value.code == "unsupported" and "ez does not support pause" in info.value.message
+    assert session.state == "running"
+    session.terminate()
+    assert session.state == "terminated"

@@ -81,11 +81,12 @@ ACTIONS = {
     "stepIn": "debug.stepInto",
 }
 MYCEL_ERRORS = {
-    -32000: ("not_running", "Mycel no longer knows this debug session; reconnect."),
+    -32000: ("not_running", "Mycel no longer knows this debug session; reconnect (session.reconnect())."),
     -32001: ("invalid_request", "That Mycel thread has ended or never existed; list threads with threads()."),
     -32002: ("invalid_request", "There is no such flow; list them with inspect('flows')."),
     -32003: ("invalid_request", "Check the CEL expression: its variables, functions and quotes."),
 }
+NOT_PAUSED = "Mycel cannot pause a thread: set a stage breakpoint and wait for the stop."
 CLIENT_NAME = "jupyter_debug_relay"
 MAX_VALUE = 4096
 TIMELINE_EVENTS = 500
@@ -176,7 +177,10 @@ class MycelBackend(Backend):
     # -- connection ---------------------------------------------------------------------
 
     async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
-        """The setup handshake: attach, set the stage breakpoints, ready."""
+        """The setup handshake: attach, set the stage breakpoints, ready.
+
+        After ``close()`` or a lost connection it connects again: the threads already seen keep their ids.
+        """
         await self._connect()
         try:
             await self.apply_breakpoints(breakpoints, exceptions)
@@ -185,17 +189,13 @@ class MycelBackend(Backend):
             await self._disconnect()
             raise
 
-    async def reconnect(self) -> None:
-        """Connect again (after a drop): attach, set the same stage breakpoints, ready."""
-        await self._disconnect()
-        await self.start(self._stage_bps, "none")
-
     async def _connect(self) -> None:
         transport = await WebSocketTransport.connect(
             self.url, timeout=self.request_timeout, max_frame=self.max_frame
         )
         self._closing = False
         self._sent_flows.clear()
+        self._flow_sources = None
         self._channel = JsonRpcChannel(
             transport,
             peer=f"Mycel at {self.url}",
@@ -262,7 +262,7 @@ class MycelBackend(Backend):
             return await self._channel.request(method, params, timeout=timeout)
         except RelayError as exc:
             if exc.details.get("rpc_code") == -32602 and "not paused" in exc.details.get("rpc_message", ""):
-                raise RelayError("not_paused", exc.message, details=exc.details) from None
+                raise RelayError("not_paused", exc.message, NOT_PAUSED, exc.details) from None
             raise
 
     async def detach(self) -> None:
@@ -409,7 +409,7 @@ class MycelBackend(Backend):
 
     def _latest_paused(self) -> int:
         if not self._paused:
-            raise RelayError("not_paused", "No Mycel thread is paused.")
+            raise RelayError("not_paused", "No Mycel thread is paused.", NOT_PAUSED)
         return next(reversed(self._paused))
 
     def _mycel_id(self, thread_id: int) -> str:
@@ -428,7 +428,7 @@ class MycelBackend(Backend):
         tid = self._latest_paused() if thread_id is None else thread_id
         name = self._mycel_id(tid)
         if tid not in self._paused:
-            raise RelayError("not_paused", f"Mycel thread {tid} ({name}) is not paused.")
+            raise RelayError("not_paused", f"Mycel thread {tid} ({name}) is not paused.", NOT_PAUSED)
         self._actions[tid] = action
         try:
             await self._call(ACTIONS[action], {"threadId": name})
@@ -450,7 +450,7 @@ class MycelBackend(Backend):
     async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
         stop = self._paused.get(thread_id)
         if stop is None or stop.frame is None:
-            raise RelayError("not_paused", f"Mycel thread {thread_id} is not paused.")
+            raise RelayError("not_paused", f"Mycel thread {thread_id} is not paused.", NOT_PAUSED)
         frames = [stop.frame][start : None if levels is None else start + levels]
         return frames, 1
 

@@ -159,6 +159,14 @@ class JsonRpcChannel:
         if "id" not in msg or ("result" in msg) == ("error" in msg):
             raise self._broken("a response without an id, or without exactly one of result and error", text)
         req_id = msg["id"]
+        if req_id is None and isinstance(msg.get("error"), dict):
+            error = msg["error"]
+            raise RelayError(
+                "protocol_error",
+                f"{self.peer} could not read a request: {error.get('message', '')} ({error.get('code')}).",
+                _RELAY_BUG,
+                {"peer": self.peer, "message": text[:1000]},
+            )
         known = isinstance(req_id, int) and not isinstance(req_id, bool) and 0 < req_id <= self._issued
         if not known:
             raise self._broken(f"an answer to a request it was never sent (id {req_id!r})", text)

@@ -1,4 +1,4 @@
-"""The Mycel test peer: the demo runtime, plus faults a test can switch on (garbage, oversized, silent, drop).
+"""The Mycel test peer: the demo runtime, plus faults a test can switch on and a way to cut every client.
 
 Run it with ``python -m tests.peers.mycel_peer --port 0 [--fault F]``; its URL is the first line
 on stdout. In a test, ``start_peer()`` serves it on 127.0.0.1 from a background thread.
@@ -23,7 +23,7 @@ from jupyter_debug_relay.examples.mycel_demo import (
 
 __all__ = ["FAULTS", "FaultyRuntime", "MycelRuntime", "RuntimeThread", "main", "start_peer"]
 
-FAULTS = ("garbage", "oversized", "silent", "drop")
+FAULTS = ("garbage", "oversized", "silent", "drop", "error", "unreadable")
 
 
 class FaultyRuntime(MycelRuntime):
@@ -34,15 +34,25 @@ class FaultyRuntime(MycelRuntime):
     ) -> None:
         super().__init__(**kwargs)
         self.fault: str | None = None
+        self.error = (-32603, "internal error")
         self.oversized_bytes = oversized_bytes
         self.set_fault(fault)
 
-    def set_fault(self, fault: str | None) -> None:
+    def set_fault(self, fault: str | None, code: int = -32603, message: str = "internal error") -> None:
         """``garbage`` answers non-JSON, ``oversized`` answers a huge message, ``silent`` never answers,
-        ``drop`` cuts the TCP connection without a close frame; None answers normally."""
+        ``drop`` cuts the TCP connection without a close frame, ``error`` answers the JSON-RPC error
+        ``code``/``message``, ``unreadable`` answers a parse error with a null id (as a server does for a
+        message it cannot read); None answers normally."""
         if fault is not None and fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; faults are {', '.join(FAULTS)}")
         self.fault = fault
+        self.error = (code, message)
+
+    async def drop_clients(self) -> None:
+        """Cut every client's TCP connection without a close frame, as a network failure would."""
+        assert self._server is not None
+        for ws in self._server.connections:
+            ws.transport.abort()
 
     async def respond(self, conn: Connection, message: dict[str, Any]) -> None:
         if self.fault is None:
@@ -53,6 +63,11 @@ class FaultyRuntime(MycelRuntime):
             return
         if self.fault == "garbage":
             text = "}{ not JSON at all"
+        elif self.fault == "error":
+            code, why = self.error
+            text = json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": code, "message": why}})
+        elif self.fault == "unreadable":
+            text = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
         elif self.fault == "oversized":
             text = json.dumps(
                 {"jsonrpc": "2.0", "id": message.get("id"), "result": "x" * self.oversized_bytes}
