@@ -27,6 +27,7 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
+	$(BIN)/python bench/backends_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
