@@ -5,3 +5,17 @@ from .relay import Relay, SessionHandle
 
 __version__ = "0.1.0"
 __all__ = ["Relay", "RelayError", "SessionHandle", "Unsupported", "__version__"]
+
+
+def load_ipython_extension(shell) -> None:
+    """``%load_ext jupyter_debug_relay``: register the magics and the comm target."""
+    from .kernel import extension
+
+    extension.load(shell)
+
+
+def unload_ipython_extension(shell) -> None:
+    """``%unload_ext jupyter_debug_relay``: close every session and unregister everything."""
+    from .kernel import extension
+
+    extension.unload(shell)

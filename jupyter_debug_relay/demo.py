@@ -1,15 +1,17 @@
-"""The console demo: debug the bundled sales report and print a readable transcript."""
+"""The demo: start a real kernel, debug the bundled sales report with the magics, print the cells and results."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable
 
-from .errors import RelayError
+from jupyter_client.manager import start_new_kernel
+
 from .examples import sales_report
-from .relay import Relay
 
 BUGGY_LINE = "totals[name] = amount"
+TIMEOUT = 60.0
 
 
 def example_path() -> str:
@@ -21,43 +23,55 @@ def line_of(path: str, text: str) -> int:
         return next(n for n, line in enumerate(f, 1) if text in line)
 
 
+def cells() -> list[tuple[str, str]]:
+    """The quickstart sequence: (cell, what it shows)."""
+    script = os.path.basename(example_path())
+    line = line_of(example_path(), BUGGY_LINE)
+    return [
+        ("%load_ext jupyter_debug_relay", "load the magics"),
+        (f"%bp {script}:{line} if name in totals", "stop when a customer comes back"),
+        (f"%debug_session launch {script}", "run the report under the debugger"),
+        ("%debug_session where", "the call stack"),
+        ("%debug_session vars", "the locals of the selected frame"),
+        ("%debug_session eval totals[name], amount", "the earlier total and the new amount"),
+        ("%debug_session next", "run the buggy line"),
+        ("%debug_session eval totals[name]", "the earlier order is gone: that is the bug"),
+        ("%bp clear", "no more stops"),
+        ("%debug_session continue", "run to the end"),
+        ("%debug_session output", "what the report printed"),
+    ]
+
+
+def execute(client, code: str) -> str:
+    """Run one cell; its text results and streams, joined."""
+    shown: list[str] = []
+
+    def collect(msg: dict) -> None:
+        content = msg["content"]
+        if msg["msg_type"] in ("execute_result", "display_data"):
+            shown.append(content["data"].get("text/plain", ""))
+        elif msg["msg_type"] == "stream":
+            shown.append(content["text"].rstrip("\n"))
+        elif msg["msg_type"] == "error":
+            shown.append(f"{content['ename']}: {content['evalue']}")
+
+    client.execute_interactive(code, timeout=TIMEOUT, output_hook=collect)
+    return "\n".join(s for s in shown if s)
+
+
 def run(say: Callable[[str], None] = print) -> int:
-    """Run the demo; returns the target's exit code."""
-    program = example_path()
-    line = line_of(program, BUGGY_LINE)
-    short = os.path.basename(program)
-    with Relay() as relay:
-        say(f"$ break {short}:{line} if name in totals      # stop when a customer comes back")
-        bp = relay.breakpoints.add(program, line, condition="name in totals")
-        say(f"  breakpoint {bp.id} at {short}:{bp.line} (condition: {bp.condition})")
-        say(f"$ launch {short}")
-        session = relay.launch(program, just_my_code=False)
-        stop = session.wait_for_stop(30)
-        say(f"  paused at {short}:{stop.frame.line} in {stop.frame.name}() — {stop.reason} {bp.id}")
-        say("$ where")
-        for depth, frame in enumerate(session.stack()):
-            say(f"  #{depth} {frame.name}() at {os.path.basename(frame.path or '?')}:{frame.line}")
-        say("$ vars")
-        scope = session.scopes()[0]
-        for var in session.variables(scope.ref).items:
-            say(f"  {var.name} = {var.value}  ({var.type})")
-        say("$ eval totals[name], amount")
-        say(f"  {session.evaluate('totals[name], amount').value}")
-        say("  -> the next line overwrites totals[name] instead of adding to it.")
-        say("$ next")
-        stop = session.next()
-        say(f"  paused at {short}:{stop.frame.line} in {stop.frame.name}() — {stop.reason}")
-        say("$ eval totals[name]")
-        say(f"  {session.evaluate('totals[name]').value}   # the earlier order is gone: that is the bug")
-        relay.breakpoints.remove(bp.id)
-        say("$ continue")
-        try:
-            session.continue_(timeout=30)
-        except RelayError as exc:
-            if exc.code != "target_exited":
-                raise
-        for text in session.output().text.splitlines():
-            say(f"  | {text}")
-        say(f"  target exited with code {session.exit_code}")
+    """Run the demo in a fresh kernel; returns the target's exit code."""
+    manager, client = start_new_kernel(kernel_name="python3", cwd=os.path.dirname(example_path()),
+                                       startup_timeout=TIMEOUT, stderr=subprocess.DEVNULL)
+    try:
+        for number, (code, why) in enumerate(cells(), 1):
+            say(f"In [{number}]: {code}      # {why}")
+            text = execute(client, code)
+            if text:
+                say("\n".join(f"         {line}" for line in text.splitlines()))
         say("Fix: totals[name] = totals.get(name, 0) + amount")
-        return session.exit_code or 0
+        return int(execute(client, "_jdr = get_ipython().run_line_magic('debug_session', 'status');"
+                                   " print(_jdr.info.exit_code)").strip().splitlines()[-1])
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=False)

@@ -252,7 +252,8 @@ class Session(BackendEvents):
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
         if not expression.strip():
             raise RelayError("invalid_request", "There is nothing to evaluate.")
-        return self._cut(await self.backend.evaluate(expression, await self._frame_id(frame_id), context))
+        value = await self.backend.evaluate(expression, await self._frame_id(frame_id), context)
+        return value if context == "clipboard" else self._cut(value)  # the clipboard gets the whole value
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         self.require_paused()

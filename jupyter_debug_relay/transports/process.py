@@ -7,11 +7,45 @@ import atexit
 import os
 import signal
 import subprocess
+import sys
+import threading
 from collections.abc import Sequence
 
 from ..errors import RelayError
 
 _live_groups: set[int] = set()
+
+# A watchdog process, in a session of its own, holds a pipe from this process. When this
+# process ends in any way (SIGKILL included, when atexit never runs), the pipe closes and
+# the watchdog kills every group still registered with it.
+_WATCHDOG_CODE = """
+import os, signal, sys
+groups = set()
+for line in sys.stdin:
+    (groups.add if line[0] == "+" else groups.discard)(int(line[1:]))
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+_watchdog: subprocess.Popen | None = None
+_watchdog_lock = threading.Lock()
+
+
+def _tell_watchdog(line: str) -> None:
+    global _watchdog
+    with _watchdog_lock:
+        if _watchdog is None or _watchdog.poll() is not None:
+            _watchdog = subprocess.Popen(
+                [sys.executable, "-S", "-c", _WATCHDOG_CODE], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, text=True,
+            )
+        try:
+            _watchdog.stdin.write(line + "\n")
+            _watchdog.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            pass
 
 
 def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
@@ -23,12 +57,15 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
 
 
 def track_group(pgid: int) -> None:
-    """Remember a process group so it is killed at interpreter exit if still alive."""
+    """Remember a process group so it is killed when this process exits, however it exits."""
     _live_groups.add(pgid)
+    _tell_watchdog(f"+{pgid}")
 
 
 def untrack_group(pgid: int) -> None:
-    _live_groups.discard(pgid)
+    if pgid in _live_groups:
+        _live_groups.discard(pgid)
+        _tell_watchdog(f"-{pgid}")
 
 
 @atexit.register

@@ -1,0 +1,1 @@
+"""The kernel front end: the magics, their result objects and the comm channel."""

@@ -1,0 +1,398 @@
+"""The verbs behind ``%debug_session`` and ``%bp``: the current session, the selected frame, result objects."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import RelayError
+from ..model import StopInfo, Variable
+from ..pull import DEFAULT_MAX_BYTES, pull
+from ..relay import Relay, SessionHandle
+from .parsing import HELP, BpCommand, Command, parse_bp_line, parse_session_line, split
+from .results import (
+    BreakpointsResult,
+    ErrorResult,
+    OutputResult,
+    Result,
+    SessionsResult,
+    StackResult,
+    StatusResult,
+    StopResult,
+    ThreadsResult,
+    ValueResult,
+    VariablesResult,
+    short_path,
+)
+
+log = logging.getLogger(__name__)
+
+_ASSIGNMENT = re.compile(r"^\s*(?P<name>[^=]+?)\s*=(?!=)\s*(?P<value>.+)$", re.S)
+_STEPS = {"continue": "continue_", "next": "next", "step": "step_in", "out": "step_out", "pause": "pause"}
+
+
+def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
+    """Turn every failure into an ``ErrorResult``: the user sees one line, never our traceback."""
+
+    def wrapper(self: Any, line: str) -> Any:
+        try:
+            return run(self, line)
+        except RelayError as exc:
+            return ErrorResult(exc)
+        except Exception as exc:  # a bug of ours still reaches the user as one line
+            log.exception("debug magic failed: %s", line)
+            return ErrorResult(RelayError("invalid_request", f"The command failed: {type(exc).__name__}: {exc}",
+                                          "This is a bug in jupyter_debug_relay; the session is unchanged."))
+
+    wrapper.__name__, wrapper.__doc__ = run.__name__, run.__doc__
+    return wrapper
+
+
+class Commands:
+    """Runs magic lines against one ``Relay``; remembers the current session and the selected frame."""
+
+    def __init__(self, relay: Relay, namespace: dict[str, Any] | None = None) -> None:
+        self.relay = relay
+        self.namespace = namespace if namespace is not None else {}
+        self.current: str | None = None
+        self._selected: dict[str, tuple[int, int, int]] = {}  # session id -> (id of the stop, index, frame id)
+
+    # -- entry points -----------------------------------------------------------------------
+
+    @guarded
+    def run_session(self, line: str) -> Any:
+        command = parse_session_line(line)
+        return getattr(self, "do_" + command.verb)(command)
+
+    @guarded
+    def run_bp(self, line: str) -> Any:
+        command = parse_bp_line(line)
+        return getattr(self, "bp_" + command.verb)(command)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def session(self, name: str | None = None) -> SessionHandle:
+        """The named session, or the current one."""
+        key = name or self.current
+        if key is None:
+            raise RelayError("session_not_found", "No debug session is running in this kernel.",
+                             "Start one with `%debug_session launch SCRIPT` (see `%debug_session help`).")
+        return self.relay.get(key)
+
+    def _adopt(self, handle: SessionHandle) -> SessionHandle:
+        self.current = handle.id
+        return handle
+
+    def _prefix(self, handle: SessionHandle) -> str:
+        return f"[{handle.name}] " if len(self.relay.sessions) > 1 else ""
+
+    def _stop_result(self, handle: SessionHandle, stop: StopInfo | None, waited: float | None = None,
+                     prefix: str | None = None) -> StopResult:
+        source = None
+        if stop is not None and stop.frame is not None:
+            try:
+                source = handle.source(stop.frame)
+            except RelayError:
+                source = None
+        prefix = self._prefix(handle) if prefix is None else prefix
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
+
+    def _wait(self, handle: SessionHandle, timeout: float, prefix: str | None = None) -> StopResult:
+        try:
+            return self._stop_result(handle, handle.wait_for_stop(timeout), prefix=prefix)
+        except RelayError as exc:
+            if exc.code == "timeout":
+                return self._stop_result(handle, None, waited=timeout, prefix=prefix)
+            if exc.code == "target_exited":
+                return self._stop_result(handle, None, prefix=prefix)
+            raise
+
+    def _frame_id(self, handle: SessionHandle) -> int | None:
+        stop = handle.stop
+        chosen = self._selected.get(handle.id)
+        if stop is not None and chosen is not None and chosen[0] == id(stop):
+            return chosen[2]
+        return None
+
+    # -- starting ---------------------------------------------------------------------------
+
+    def do_launch(self, command: Command) -> StopResult:
+        o = command.options
+        if bool(o.script) == bool(o.module):
+            raise RelayError("invalid_request", "Launch needs a SCRIPT or -m MODULE (one of them).",
+                             "e.g. `%debug_session launch app.py` or `%debug_session launch -m pytest -- -x`.")
+        if o.exceptions:
+            self.relay.breakpoints.exceptions(o.exceptions)
+        env = {}
+        for pair in o.env:
+            key, sep, value = pair.partition("=")
+            if not sep or not key:
+                raise RelayError("invalid_request", f"--env takes KEY=VALUE, not {pair!r}.")
+            env[key] = value
+        handle = self._adopt(self.relay.launch(
+            o.script, args=command.target_args, cwd=o.cwd, env=env or None, python=o.python, module=o.module,
+            stop_on_entry=o.stop_on_entry, just_my_code=not o.no_just_my_code, subprocess=o.subprocess, name=o.name,
+        ))
+        return self._started(handle, o.no_wait, o.timeout)
+
+    def _started(self, handle: SessionHandle, no_wait: bool, timeout: float) -> StopResult:
+        prefix = f"{handle.name}: "
+        if no_wait:
+            return self._stop_result(handle, None, prefix=prefix)
+        return self._wait(handle, timeout, prefix)
+
+    def do_attach(self, command: Command) -> StopResult:
+        o = command.options
+        handle = self._adopt(self.relay.attach(port=o.port, host=o.host, pid=o.pid,
+                                               just_my_code=not o.no_just_my_code, name=o.name))
+        return self._stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
+
+    def do_connect(self, command: Command) -> StopResult:
+        o = command.options
+        if o.kind == "dap":
+            if not o.adapter:
+                raise RelayError("invalid_request", "connect dap needs --adapter \"CMD ARGS\".",
+                                 "e.g. %debug_session connect dap --adapter lldb-vscode-16 "
+                                 "--launch '{\"program\": \"a.out\"}'")
+            handle = self.relay.connect_dap(adapter=split(o.adapter), launch=_json_option(o.launch, "--launch"),
+                                            attach=_json_option(o.attach, "--attach"), name=o.name)
+            self._adopt(handle)
+            return self._started(handle, False, 10.0) if o.launch else self._stop_result(handle, handle.stop)
+        if not o.target:
+            what = "URL" if o.kind == "mycel" else "PROGRAM"
+            raise RelayError("invalid_request", f"connect {o.kind} needs a {what}.", "See `%debug_session help`.")
+        if o.kind == "mycel":
+            handle = self.relay.connect_mycel(o.target, name=o.name)
+        else:
+            handle = self.relay.connect_ez(o.target, ez=o.ez, cwd=o.cwd, name=o.name)
+        self._adopt(handle)
+        return self._stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def do_help(self, command: Command) -> Result:
+        return Result(HELP.rstrip())
+
+    def do_list(self, command: Command) -> SessionsResult:
+        return SessionsResult([h.info() for h in self.relay.sessions], self.current)
+
+    def do_use(self, command: Command) -> Result:
+        handle = self._adopt(self.relay.get(command.options.name))
+        return Result(f"current session: {handle.name} ({handle.id}, {handle.state})")
+
+    def do_status(self, command: Command) -> StatusResult:
+        return StatusResult(self.session(command.options.session).info())
+
+    def do_threads(self, command: Command) -> ThreadsResult:
+        handle = self.session(command.options.session)
+        stop = handle.stop
+        return ThreadsResult(handle.threads(), stop.thread_id if stop else None)
+
+    # -- running ----------------------------------------------------------------------------
+
+    def _step(self, command: Command) -> StopResult:
+        o = command.options
+        handle = self.session(o.session)
+        verb = getattr(handle, _STEPS[command.verb])
+        if handle.state in ("terminated", "failed"):
+            return verb()  # raises target_exited (or the failure) with its hint
+        try:
+            stop = verb(thread_id=o.thread, wait=not o.no_wait, timeout=o.timeout)
+        except RelayError as exc:
+            if exc.code == "timeout":
+                return self._stop_result(handle, None, waited=o.timeout)
+            if exc.code == "target_exited":
+                return self._stop_result(handle, None)
+            raise
+        return self._stop_result(handle, stop)
+
+    do_continue = do_next = do_step = do_out = do_pause = _step
+
+    def do_wait(self, command: Command) -> StopResult:
+        return self._wait(self.session(command.options.session), command.options.timeout)
+
+    # -- looking ----------------------------------------------------------------------------
+
+    def do_where(self, command: Command) -> StackResult:
+        o = command.options
+        handle = self.session(o.session)
+        frames = handle.stack(thread_id=o.thread, levels=o.levels)
+        chosen = self._selected.get(handle.id)
+        selected = chosen[1] if chosen and handle.stop is not None and chosen[0] == id(handle.stop) else 0
+        return StackResult(frames, selected)
+
+    def do_frame(self, command: Command) -> StopResult:
+        handle = self.session(command.options.session)
+        index = command.options.index
+        frames = handle.stack()
+        if not 0 <= index < len(frames):
+            raise RelayError("invalid_request", f"There is no frame {index}; the stack has {len(frames)}.",
+                             "See the frames with `%debug_session where`.")
+        stop = handle.stop
+        assert stop is not None  # stack() succeeded, so the session is paused
+        self._selected[handle.id] = (id(stop), index, frames[index].id)
+        frame = frames[index]
+        shown = StopInfo(stop.reason, stop.thread_id, frame, stop.breakpoint_ids, stop.exception, stop.description)
+        result = self._stop_result(handle, shown)
+        result.text = f"frame #{index}: {frame.name}() at {short_path(frame.path)}:{frame.line}"
+        return result
+
+    def do_vars(self, command: Command) -> VariablesResult:
+        o = command.options
+        handle = self.session(o.session)
+        frame_id = self._frame_id(handle)
+        if o.target is None or o.scope:
+            scopes = handle.scopes(frame_id)
+            if not scopes:
+                raise RelayError("not_paused", "This frame has no variables to show.")
+            scope = _pick_scope(scopes, o.scope)
+            page = handle.variables(scope.ref, o.start, o.count)
+            return VariablesResult(scope.name, page.items, page.start, page.total)
+        if o.target.isdigit():
+            ref, title = int(o.target), f"ref {o.target}"
+        else:
+            value = self._lookup(handle, frame_id, o.target)
+            if not value.ref:
+                return VariablesResult(o.target, [value])
+            ref, title = value.ref, f"{o.target} ({value.type})" if value.type else o.target
+        page = handle.variables(ref, o.start, o.count)
+        return VariablesResult(title, page.items, page.start, page.total)
+
+    @staticmethod
+    def _lookup(handle: SessionHandle, frame_id: int | None, name: str) -> Variable:
+        for scope in handle.scopes(frame_id)[:1]:
+            for var in handle.variables(scope.ref, 0, 1000).items:
+                if var.name == name:
+                    return var
+        return handle.evaluate(name, frame_id, context="watch")
+
+    def do_eval(self, command: Command) -> ValueResult:
+        handle = self.session(command.options.session)
+        return ValueResult(handle.evaluate(command.text, self._frame_id(handle)))
+
+    def do_set(self, command: Command) -> ValueResult:
+        handle = self.session(command.options.session)
+        match = _ASSIGNMENT.match(command.text)
+        if match is None:
+            raise RelayError("invalid_request", f"Cannot read {command.text!r} as NAME = VALUE.",
+                             "e.g. `%debug_session set total = 0`.")
+        name, value = match.group("name"), match.group("value").strip()
+        frame_id = self._frame_id(handle)
+        for scope in handle.scopes(frame_id):
+            if any(v.name == name for v in handle.variables(scope.ref, 0, 1000).items):
+                return ValueResult(handle.set_variable(scope.ref, name, value))
+        raise RelayError("invalid_request", f"There is no variable {name!r} in this frame's scopes.",
+                         "See the names with `%debug_session vars`; set an attribute through its owner's ref.")
+
+    def do_pull(self, command: Command) -> Result:
+        handle = self.session(command.options.session)
+        local = command.options.as_name or command.text
+        if not local.isidentifier():
+            raise RelayError("invalid_request", f"{command.text!r} is not a name to store the value under.",
+                             f"Add --as NAME, e.g. `%debug_session pull {command.text} --as value`.")
+        value = pull(handle, command.text, self._frame_id(handle), command.options.max_bytes or DEFAULT_MAX_BYTES)
+        self.namespace[local] = value
+        result = Result(f"pulled {command.text} into {local} ({type(value).__name__})")
+        result.value, result.name = value, local
+        return result
+
+    # -- output -----------------------------------------------------------------------------
+
+    def do_output(self, command: Command) -> OutputResult:
+        handle = self.session(command.options.session)
+        return OutputResult(handle.output(since=command.options.since), command.options.tail)
+
+    def do_input(self, command: Command) -> Result:
+        handle = self.session(command.options.session)
+        handle.send_input(command.text + "\n")
+        return Result(f"sent {len(command.text) + 1} characters to {handle.name}")
+
+    def do_panel(self, command: Command) -> Any:
+        from ..widgets import DebuggerPanel
+
+        name = command.options.session or self.current
+        return DebuggerPanel(self.relay.get(name) if name else self.relay)
+
+    # -- ending -----------------------------------------------------------------------------
+
+    def do_stop(self, command: Command) -> Result:
+        handle = self.session(command.options.session)
+        handle.terminate()
+        code = handle.exit_code
+        return Result(f"{handle.name} stopped" + (f" (exit code {code})" if code is not None else ""))
+
+    def do_detach(self, command: Command) -> Result:
+        handle = self.session(command.options.session)
+        handle.detach()
+        return Result(f"detached from {handle.name}; the target keeps running")
+
+    def do_restart(self, command: Command) -> StopResult:
+        handle = self.session(command.options.session)
+        handle.restart()
+        return self._wait(handle, 10.0, prefix=f"{handle.name} restarted: ")
+
+    # -- %bp --------------------------------------------------------------------------------
+
+    def bp_line(self, command: BpCommand) -> BreakpointsResult:
+        path = os.path.expanduser(command.path or "")
+        return BreakpointsResult([self.relay.breakpoints.add(
+            path, command.line, condition=command.condition, hit_condition=command.hit_condition,
+            log_message=command.log_message)])
+
+    def bp_func(self, command: BpCommand) -> BreakpointsResult:
+        return BreakpointsResult([self.relay.breakpoints.add_function(command.name, command.condition)])
+
+    def bp_stage(self, command: BpCommand) -> BreakpointsResult:
+        return BreakpointsResult([self.relay.breakpoints.add_stage(
+            command.flow, command.stage, command.rule_index, command.condition)])
+
+    def bp_exceptions(self, command: BpCommand) -> Result:
+        return Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.name)}")
+
+    def bp_list(self, command: BpCommand) -> BreakpointsResult:
+        return BreakpointsResult(self.relay.breakpoints.list(),
+                                 "no breakpoints (add one with `%bp FILE:LINE`)")
+
+    def bp_rm(self, command: BpCommand) -> Result:
+        for bp_id in command.ids:
+            self.relay.breakpoints.get(bp_id)  # every id must exist before any is removed
+        for bp_id in command.ids:
+            self.relay.breakpoints.remove(bp_id)
+        return Result("removed breakpoint " + ", ".join(str(i) for i in command.ids))
+
+    def bp_clear(self, command: BpCommand) -> Result:
+        gone = self.relay.breakpoints.clear(command.path)
+        return Result(f"removed {len(gone)} breakpoint{'s' if len(gone) != 1 else ''}")
+
+    def bp_disable(self, command: BpCommand) -> BreakpointsResult:
+        return BreakpointsResult([self.relay.breakpoints.enable(command.ids[0], False)])
+
+    def bp_enable(self, command: BpCommand) -> BreakpointsResult:
+        return BreakpointsResult([self.relay.breakpoints.enable(command.ids[0], True)])
+
+
+def _pick_scope(scopes: list, name: str | None):
+    if not name:
+        return scopes[0]
+    for scope in scopes:
+        if scope.name.lower().startswith(name.lower()):
+            return scope
+    raise RelayError("invalid_request", f"There is no scope {name!r}.",
+                     "Scopes here: " + ", ".join(s.name for s in scopes) + ".")
+
+
+def _json_option(text: str | None, flag: str) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise RelayError("invalid_request", f"{flag} is not valid JSON: {exc}.",
+                         f"Quote it for the shell: {flag} '{{\"program\": \"./a.out\"}}'.") from None
+    if not isinstance(value, dict):
+        raise RelayError("invalid_request", f"{flag} must be a JSON object.")
+    return value

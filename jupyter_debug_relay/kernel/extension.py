@@ -1,0 +1,52 @@
+"""``%load_ext jupyter_debug_relay``: one Relay per kernel, the magics, the completion and the comm target."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..relay import Relay
+from .comm import CommChannel
+from .commands import Commands
+from .magics import Completer, DebugMagics
+
+MAGIC_NAMES = ("debug_session", "dbg", "bp")
+
+
+class KernelDebugger:
+    """What the extension installs in one IPython shell; ``unload`` removes it and ends every session."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self.relay = Relay()
+        self.commands = Commands(self.relay, shell.user_ns)
+        self.channel = CommChannel(self.relay)
+        shell.register_magics(DebugMagics(shell, self.commands))
+        completer = Completer(self.commands)
+        for name in MAGIC_NAMES:
+            words = completer.bp_words if name == "bp" else completer.session_words
+            shell.set_hook("complete_command", lambda _self, event, words=words: words(event), str_key=f"%{name}")
+        if getattr(shell, "kernel", None) is not None:
+            self.channel.register()
+
+    def unload(self) -> None:
+        self.channel.close()
+        self.relay.close()
+        line_magics = self.shell.magics_manager.magics["line"]
+        for name in MAGIC_NAMES:
+            line_magics.pop(name, None)
+
+
+_installed: dict[int, KernelDebugger] = {}
+
+
+def load(shell: Any) -> KernelDebugger:
+    """Install the debugger in ``shell`` once; loading again returns the installed one."""
+    if id(shell) not in _installed:
+        _installed[id(shell)] = KernelDebugger(shell)
+    return _installed[id(shell)]
+
+
+def unload(shell: Any) -> None:
+    debugger = _installed.pop(id(shell), None)
+    if debugger is not None:
+        debugger.unload()
