@@ -119,6 +119,7 @@ def test_a_dropped_socket_fails_the_session_and_reconnect_restores_it(relay, pee
     assert (stop.breakpoint_ids, stop.frame.name) == ([write.id], "write")
     session.continue_(wait=False)
     assert bob.result(10)["output"]["name"] == "Bob"
+    assert session.consume("orders_queue")["done"]  # the runtime was told `ready` again
     states = [e.body["state"] for e in events if e.event == "session"]
     assert states[states.index("failed"):][:3] == ["failed", "launching", "running"]
 
