@@ -510,6 +510,7 @@ def test_wrong_path_is_connection_failed(peer):
     ("fault", "code", "text"),
     [
         ("garbage", "protocol_error", "not JSON"),
+        ("binary", "protocol_error", "binary frame"),
         ("oversized", "protocol_error", "65536 byte cap"),
         ("drop", "connection_failed", "/debug"),
         ("unreadable", "protocol_error", "could not read a request: parse error (-32700)"),

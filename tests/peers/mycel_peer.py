@@ -23,7 +23,7 @@ from jupyter_debug_relay.examples.mycel_demo import (
 
 __all__ = ["FAULTS", "FaultyRuntime", "MycelRuntime", "RuntimeThread", "main", "start_peer"]
 
-FAULTS = ("garbage", "oversized", "silent", "drop", "error", "unreadable")
+FAULTS = ("garbage", "binary", "oversized", "silent", "drop", "error", "unreadable")
 
 
 class FaultyRuntime(MycelRuntime):
@@ -39,10 +39,10 @@ class FaultyRuntime(MycelRuntime):
         self.set_fault(fault)
 
     def set_fault(self, fault: str | None, code: int = -32603, message: str = "internal error") -> None:
-        """``garbage`` answers non-JSON, ``oversized`` answers a huge message, ``silent`` never answers,
-        ``drop`` cuts the TCP connection without a close frame, ``error`` answers the JSON-RPC error
-        ``code``/``message``, ``unreadable`` answers a parse error with a null id (as a server does for a
-        message it cannot read); None answers normally."""
+        """Break every answer from now on: ``garbage`` (not JSON), ``binary`` (a binary frame), ``oversized``
+        (a huge message), ``silent`` (no answer), ``drop`` (the TCP connection cut without a close frame),
+        ``error`` (the JSON-RPC error ``code``/``message``), ``unreadable`` (a parse error with a null id, as
+        a server answers a message it cannot read); None answers normally again."""
         if fault is not None and fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; faults are {', '.join(FAULTS)}")
         self.fault = fault
@@ -61,8 +61,11 @@ class FaultyRuntime(MycelRuntime):
         if self.fault == "drop":
             conn.ws.transport.abort()
             return
+        text: str | bytes
         if self.fault == "garbage":
             text = "}{ not JSON at all"
+        elif self.fault == "binary":
+            text = json.dumps(message).encode()
         elif self.fault == "error":
             code, why = self.error
             text = json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": code, "message": why}})
