@@ -1,0 +1,75 @@
+"""The breakpoints list: kind, place, condition, hit condition, verified state and message; enable and remove."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import ipywidgets as widgets
+from traitlets import List
+
+from ..model import Breakpoint
+from .format import MONO, esc, short_path
+from .lifecycle import close_children
+
+
+def describe(bp: Breakpoint) -> str:
+    """``#3 line app.py:12 if i == 3 hit >=2 — verified``."""
+    if bp.kind == "line":
+        place = f"{short_path(bp.path)}:{bp.line}"
+    elif bp.kind == "function":
+        place = f"{bp.name}()"
+    elif bp.kind == "stage":
+        place = f"{bp.flow}/{bp.stage}" + (f" rule {bp.rule_index}" if bp.rule_index is not None else "")
+    else:
+        place = bp.name or ""
+    parts = [f"#{bp.id} {bp.kind} {place}"]
+    if bp.condition:
+        parts.append(f"if {bp.condition}")
+    if bp.hit_condition:
+        parts.append(f"hit {bp.hit_condition}")
+    if bp.log_message:
+        parts.append(f"log {bp.log_message!r}")
+    parts.append("— verified" if bp.verified else "— not verified")
+    if bp.message:
+        parts.append(f"({bp.message})")
+    return " ".join(parts)
+
+
+class BreakpointList(widgets.VBox):
+    """One row per breakpoint: an enabled checkbox, its description, a remove button."""
+
+    breakpoints = List()  # of Breakpoint
+
+    def __init__(self, on_enable: Callable[[int, bool], None], on_remove: Callable[[int], None]) -> None:
+        self._on_enable, self._on_remove = on_enable, on_remove
+        self._rows = widgets.VBox()
+        super().__init__([widgets.HTML("<b>Breakpoints</b>"), self._rows])
+        self.add_class("jdr-breakpoints")
+
+    @property
+    def lines(self) -> list[str]:
+        """The rows as text, as shown."""
+        return [describe(bp) for bp in self.breakpoints]
+
+    def show(self, breakpoints: list[Breakpoint]) -> None:
+        self.breakpoints = list(breakpoints)
+        close_children(self._rows)
+        rows = []
+        for bp in self.breakpoints:
+            enabled = widgets.Checkbox(value=bp.enabled, indent=False, layout=widgets.Layout(width="28px"))
+            enabled.observe(lambda change, bp_id=bp.id: self._on_enable(bp_id, change["new"]), names="value")
+            color = "#222" if bp.verified else "#a06000"
+            text = widgets.HTML(f'<span style="{MONO}color:{color}">{esc(describe(bp))}</span>',
+                                layout=widgets.Layout(flex="1"))
+            remove = widgets.Button(icon="trash", tooltip=f"remove breakpoint {bp.id}",
+                                    layout=widgets.Layout(width="32px"))
+            remove.on_click(lambda _b, bp_id=bp.id: self._on_remove(bp_id))
+            rows.append(widgets.HBox([enabled, text, remove], layout=widgets.Layout(align_items="center")))
+        self._rows.children = rows
+
+    def row(self, bp_id: int) -> widgets.HBox:
+        """The row of breakpoint ``bp_id`` (checkbox, text, remove button)."""
+        for bp, row in zip(self.breakpoints, self._rows.children, strict=True):
+            if bp.id == bp_id:
+                return row
+        raise KeyError(f"no breakpoint {bp_id} in the list")

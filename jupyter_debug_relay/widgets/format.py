@@ -1,0 +1,45 @@
+"""Text shared by the panel's widgets: locations, the status sentence, escaped HTML."""
+
+from __future__ import annotations
+
+import html
+import os
+
+from ..model import Frame, SessionInfo, StopInfo
+
+MONO = "font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 12px);"
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def short_path(path: str | None) -> str:
+    return os.path.basename(path) if path else "?"
+
+
+def frame_label(frame: Frame) -> str:
+    """``compute() — app.py:12``."""
+    return f"{frame.name}() — {short_path(frame.path)}:{frame.line}"
+
+
+def stop_sentence(stop: StopInfo) -> str:
+    """``paused at app.py:12 in compute() — breakpoint`` (with the exception when there is one)."""
+    where = f" at {short_path(stop.frame.path)}:{stop.frame.line} in {stop.frame.name}()" if stop.frame else ""
+    why = stop.reason
+    if stop.exception is not None:
+        why += f" {stop.exception.type}: {stop.exception.message}"
+    return f"paused{where} — {why}"
+
+
+def status_sentence(info: SessionInfo) -> str:
+    """Session name, backend, state and location (or exit code, or error) in one line."""
+    head = f"{info.name} ({info.backend})"
+    if info.state == "paused" and info.stop is not None:
+        return f"{head} · {stop_sentence(info.stop)}"
+    if info.state == "terminated":
+        code = "unknown" if info.exit_code is None else info.exit_code
+        return f"{head} · terminated — exit code {code}"
+    if info.state == "failed" and info.error:
+        return f"{head} · failed — {info.error.get('code')}: {info.error.get('message')}"
+    return f"{head} · {info.state}"
