@@ -79,6 +79,9 @@ class Commands:
         """The named session, or the current one."""
         key = name or self.current
         if key is None:
+            started = self.relay.sessions  # e.g. by a comm request: the latest one is current
+            if started:
+                return self._adopt(started[-1])
             raise RelayError("session_not_found", "No debug session is running in this kernel.",
                              "Start one with `%debug_session launch SCRIPT` (see `%debug_session help`).")
         return self.relay.get(key)
@@ -88,7 +91,8 @@ class Commands:
         return handle
 
     def _prefix(self, handle: SessionHandle) -> str:
-        return f"[{handle.name}] " if len(self.relay.sessions) > 1 else ""
+        live = [h for h in self.relay.sessions if h.state not in ("terminated", "failed")]
+        return f"[{handle.name}] " if len(live) > 1 else ""
 
     def _stop_result(self, handle: SessionHandle, stop: StopInfo | None, waited: float | None = None,
                      prefix: str | None = None) -> StopResult:
