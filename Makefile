@@ -22,6 +22,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --nbval notebooks/ --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider --nbval-cell-timeout=120
 
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --quiet
