@@ -15,6 +15,8 @@ import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from .backends import registry
+from .backends.dap import DapBackend
 from .backends.debugpy import DebugpyBackend
 from .backends.ez import EzBackend
 from .backends.mycel import MycelBackend
@@ -137,6 +139,27 @@ class Relay:
         return self.start(
             lambda events: EzBackend(events, program, ez=ez, cwd=cwd, request_timeout=self.request_timeout), name
         )
+
+    def connect_dap(
+        self,
+        adapter: list[str] | str | None = None,
+        host: str | None = None,
+        port: int | None = None,
+        launch: dict[str, Any] | None = None,
+        attach: dict[str, Any] | None = None,
+        program: str | None = None,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        stop_on_entry: bool = False,
+        name: str | None = None,
+    ) -> SessionHandle:
+        """Debug through any DAP adapter: a command or registry name on stdio, a port over TCP, or both.
+
+        Without ``adapter``, the registry picks one by the type of ``program`` (``lldb`` for executables).
+        """
+        options = registry.plan(adapter, host, port, launch, attach, program, args, cwd, env, stop_on_entry)
+        return self.start(lambda events: DapBackend(events, request_timeout=self.request_timeout, **options), name)
 
     def connect_mycel(self, url: str, name: str | None = None) -> SessionHandle:
         """Debug a Mycel service over JSON-RPC 2.0 on a WebSocket (``ws://host:9090/debug``)."""
@@ -344,6 +367,71 @@ class SessionHandle:
         self._session.require_live()
         return self._call(self._session.backend.custom_request(command, arguments or {}))
 
+    # -- DAP adapters: what only some have (``unsupported`` when the adapter lacks it) -------
+
+    def _dap(self) -> DapBackend:
+        backend = self._session.backend
+        if not isinstance(backend, DapBackend):
+            raise RelayError("unsupported", f"Session {self.name} is a {backend.kind} session, not a DAP one.")
+        self._session.require_live()
+        return backend
+
+    @property
+    def adapter(self) -> str:
+        """The debug adapter's name (DAP sessions), else the backend's kind."""
+        backend = self._session.backend
+        return backend.adapter_name if isinstance(backend, DapBackend) else backend.kind
+
+    def _frame_or_stop(self, frame_id: int | None) -> int | None:
+        if frame_id is not None:
+            return frame_id
+        stop = self._session.stop
+        return stop.frame.id if stop is not None and stop.frame is not None else None
+
+    def data_breakpoint_info(self, name: str, ref: int | None = None, frame_id: int | None = None
+                             ) -> dict[str, Any]:
+        """Whether variable ``name`` (a child of ``ref``, or in a frame) can be watched: ``dataId``, ``accessTypes``."""
+        backend = self._dap()
+        return self._call(backend.data_breakpoint_info(name, ref, None if ref else self._frame_or_stop(frame_id)))
+
+    def set_data_breakpoint(self, data_id: str, access_type: str | None = "write", condition: str | None = None,
+                            hit_condition: str | None = None) -> dict[str, Any]:
+        """Stop when the data of ``data_id`` (see ``data_breakpoint_info``) is accessed; the adapter's answer."""
+        return self._call(self._dap().set_data_breakpoint(data_id, access_type, condition, hit_condition))
+
+    def remove_data_breakpoint(self, data_id: str) -> None:
+        self._call(self._dap().remove_data_breakpoint(data_id))
+
+    def set_instruction_breakpoint(self, reference: str, offset: int = 0, condition: str | None = None,
+                                   hit_condition: str | None = None) -> dict[str, Any]:
+        """Stop at the instruction at ``reference`` (an address) plus ``offset`` bytes; the adapter's answer."""
+        return self._call(self._dap().set_instruction_breakpoint(reference, offset, condition, hit_condition))
+
+    def remove_instruction_breakpoint(self, reference: str, offset: int = 0) -> None:
+        self._call(self._dap().remove_instruction_breakpoint(reference, offset))
+
+    def disassemble(self, reference: str | None = None, count: int = 16, offset: int = 0,
+                    instruction_offset: int = 0, frame_id: int | None = None) -> list[dict[str, Any]]:
+        """``count`` instructions at ``reference``, by default at the stopped frame's instruction pointer."""
+        backend = self._dap()
+        return self._call(backend.disassemble(reference, self._frame_or_stop(frame_id), offset, instruction_offset,
+                                              count))
+
+    def read_memory(self, reference: str, count: int, offset: int = 0) -> dict[str, Any]:
+        """``{"address", "data": bytes, "unreadable"}`` for ``count`` bytes at ``reference`` plus ``offset``."""
+        return self._call(self._dap().read_memory(reference, offset, count))
+
+    def write_memory(self, reference: str, data: bytes, offset: int = 0, allow_partial: bool = False) -> int:
+        """Write ``data`` at ``reference`` plus ``offset``; returns how many bytes were written."""
+        return self._call(self._dap().write_memory(reference, offset, bytes(data), allow_partial))
+
+    def modules(self, start: int = 0, count: int | None = None) -> list[dict[str, Any]]:
+        """The target's loaded modules (executables, shared libraries) as the adapter describes them."""
+        return self._call(self._dap().modules(start, count))
+
+    def loaded_sources(self) -> list[dict[str, Any]]:
+        return self._call(self._dap().loaded_sources())
+
     # -- Mycel runtimes ---------------------------------------------------------------------
 
     def _mycel(self) -> MycelBackend:
@@ -392,4 +480,10 @@ class SessionHandle:
         self._call(self._session.detach(), 10.0)
 
     def restart(self) -> None:
-        self._call(self._session.restart(), 60.0)
+        """Start the target again: through the adapter's own ``restart`` when it has one, else afresh."""
+        backend = self._session.backend
+        if isinstance(backend, DapBackend) and not self._session.ended and backend.capabilities.get(
+                "supportsRestartRequest"):
+            self._call(backend.restart(), 60.0)
+        else:
+            self._call(self._session.restart(), 60.0)

@@ -12,7 +12,7 @@ import pytest
 
 from jupyter_debug_relay import Relay
 
-MARKERS = ("debugpy", "_nodelay_boot")
+MARKERS = ("debugpy", "_nodelay_boot", "lldb")
 RUN_MARK = f"JUPYTER_DEBUG_RELAY_TEST_RUN={os.getpid()}".encode()
 os.environ["JUPYTER_DEBUG_RELAY_TEST_RUN"] = str(os.getpid())  # inherited by every process the tests start
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 from functools import partial
 from typing import Any
 
-from ..errors import RelayError
+from ..errors import RelayError, Unsupported
 from ..model import (
     Breakpoint,
     BreakpointResult,
@@ -21,12 +22,25 @@ from ..model import (
 )
 from ..protocols.dap import DapChannel
 from ..transports import process
-from ..transports.streams import forward_text, pipe_stream, tcp_stream
+from ..transports.streams import ByteStream, forward_text, pipe_stream, tcp_stream
 from .base import Backend, BackendEvents
 
 EXCEPTION_FILTERS = {"raised": ["raised", "uncaught"], "uncaught": ["uncaught"], "none": []}
 STEP_COMMANDS = {"continue": "continue", "next": "next", "stepIn": "stepIn", "stepOut": "stepOut"}
+REPLACED_SETS = {  # kind -> (capability, what it is called, the request that replaces the whole set)
+    "data": ("supportsDataBreakpoints", "data breakpoints", "setDataBreakpoints"),
+    "instruction": ("supportsInstructionBreakpoints", "instruction breakpoints", "setInstructionBreakpoints"),
+}
+BREAKPOINT_OPTIONS = (  # Breakpoint field, DAP key, the capability it needs, what it is called
+    ("condition", "condition", "supportsConditionalBreakpoints", "conditional breakpoints"),
+    ("hit_condition", "hitCondition", "supportsHitConditionalBreakpoints", "hit conditions"),
+    ("log_message", "logMessage", "supportsLogPoints", "logpoints"),
+)
 OUTPUT_CATEGORIES = {"stdout": "stdout", "stderr": "stderr", "console": "console", "important": "console"}
+
+
+def _present(fields: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 class DapBackend(Backend):
@@ -46,6 +60,8 @@ class DapBackend(Backend):
         cwd: str | None = None,
         request_timeout: float = 30.0,
         adapter_id: str = "dap",
+        name: str | None = None,
+        target: str | None = None,
     ) -> None:
         super().__init__(events)
         if adapter is None and port is None:
@@ -57,7 +73,8 @@ class DapBackend(Backend):
         self.cwd = cwd
         self.request_timeout = request_timeout
         self.adapter_id = adapter_id
-        self.target = " ".join(adapter) if adapter else f"{host}:{port}"
+        self.adapter_name = name or adapter_id  # how messages name the adapter
+        self.target = target or (" ".join(adapter) if adapter else f"{host}:{port}")
         self.channel: DapChannel | None = None
         self.adapter_proc: asyncio.subprocess.Process | None = None
         self.terminal_proc: asyncio.subprocess.Process | None = None
@@ -67,8 +84,13 @@ class DapBackend(Backend):
         self._closing = False
         self._known_threads: dict[int, str] = {}
         self._bp_ids: dict[int, int] = {}  # the adapter's breakpoint id -> the relay's
+        self._line_bps: dict[str, dict[int, int]] = {}  # path -> line -> the relay's breakpoint id
+        self._function_bps: dict[str, int] = {}  # function name -> the relay's breakpoint id
         self._child_counts: dict[int, tuple[int, int]] = {}  # variables ref -> (named, indexed)
         self.ref_origin: dict[int, tuple[int | None, Variable]] = {}  # variables ref -> (frame id, its variable)
+        self._instruction_refs: dict[int, str] = {}  # frame id -> its instructionPointerReference
+        self._data_bps: dict[str, dict[str, Any]] = {}  # dataId -> the entry sent
+        self._instruction_bps: dict[tuple[str, int], dict[str, Any]] = {}  # (reference, offset) -> the entry sent
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- connection -------------------------------------------------------------------------
@@ -76,13 +98,33 @@ class DapBackend(Backend):
     async def _open(self) -> None:
         if self.adapter_cmd:
             self.adapter_proc = await process.spawn(self.adapter_cmd, cwd=self.cwd, what="debug adapter")
-            stream = pipe_stream(self.adapter_proc, f"the adapter {self.adapter_cmd[0]}")
             self._spawn(forward_text(self.adapter_proc.stderr, None))
-        else:
-            assert self.port is not None
+        if self.port is None:
+            assert self.adapter_proc is not None
+            stream = pipe_stream(self.adapter_proc, f"the adapter {self.adapter_name}")
+        elif self.adapter_proc is None:
             stream = await tcp_stream(self.host, self.port)
+        else:
+            stream = await self._connect_when_listening()
         self.channel = DapChannel(stream, self._on_event, self._on_reverse, self._on_close, self.request_timeout)
         self.channel.start()
+
+    async def _connect_when_listening(self, within: float = 10.0) -> ByteStream:
+        """Connect to the port of an adapter started here, once it listens (while it lives)."""
+        assert self.adapter_proc is not None and self.port is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        while True:
+            try:
+                return await tcp_stream(self.host, self.port, timeout=max(0.1, deadline - loop.time()))
+            except RelayError:
+                if self.adapter_proc.returncode is not None:
+                    raise RelayError("adapter_failed", f"The adapter {self.adapter_name} exited with code "
+                                     f"{self.adapter_proc.returncode} before listening on port {self.port}.",
+                                     details={"address": f"{self.host}:{self.port}"}) from None
+                if loop.time() >= deadline:
+                    raise
+            await asyncio.sleep(0.05)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -171,6 +213,8 @@ class DapBackend(Backend):
         try:
             frames, _total = await self.stack(thread_id, 0, 1)
             stop.frame = frames[0] if frames else None
+            if stop.frame is not None and not stop.breakpoint_ids and "breakpoint" in stop.reason:
+                stop.breakpoint_ids = self._breakpoints_at(stop.frame)
             if stop.reason == "exception":
                 stop.exception = await self._exception_info(thread_id, body)
         except RelayError:
@@ -302,34 +346,59 @@ class DapBackend(Backend):
             results.append(self._result(theirs))
         return results
 
+    def _breakpoints_at(self, frame: Frame) -> list[int]:
+        """The relay's breakpoints at a frame, for adapters whose ``stopped`` event names none."""
+        at = self._line_bps.get(frame.path or "", {}).get(frame.line) or self._function_bps.get(frame.name)
+        return [at] if at else []
+
+    def unsupported(self, feature: str) -> Unsupported:
+        return Unsupported(self.adapter_name, feature)
+
     def _need(self, capability: str, feature: str) -> None:
+        """Raise ``unsupported`` unless the adapter's ``initialize`` answer set ``capability``."""
         if not self.capabilities.get(capability):
-            raise self.unsupported(feature)
+            raise self.unsupported(f"{feature} (its capabilities lack {capability})")
+
+    def _entries(self, bps: list[Breakpoint], first: str) -> tuple[list[dict[str, Any]], dict[int, RelayError]]:
+        """The DAP entries of the breakpoints the adapter can take, and why it cannot take the others."""
+        entries, refused = [], {}
+        for index, bp in enumerate(bps):
+            entry: dict[str, Any] = {"line": bp.line} if first == "line" else {"name": bp.name}
+            try:
+                for field, key, capability, feature in BREAKPOINT_OPTIONS:
+                    if getattr(bp, field):
+                        self._need(capability, feature)
+                        entry[key] = getattr(bp, field)
+            except Unsupported as exc:
+                refused[index] = exc
+                continue
+            entries.append(entry)
+        return entries, refused
+
+    def _merge(self, bps: list[Breakpoint], answer: dict[str, Any], refused: dict[int, RelayError]
+               ) -> list[BreakpointResult]:
+        """One result per breakpoint: the adapter's for those sent, unverified with the reason for the others."""
+        sent = [bp for index, bp in enumerate(bps) if index not in refused]
+        theirs = iter(self._results(sent, answer))
+        return [BreakpointResult(verified=False, message=refused[index].message) if index in refused
+                else next(theirs, BreakpointResult(verified=False)) for index in range(len(bps))]
 
     async def set_breakpoints(self, path: str, bps: list[Breakpoint]) -> list[BreakpointResult]:
-        entries = []
-        for bp in bps:
-            entry: dict[str, Any] = {"line": bp.line}
-            if bp.condition:
-                self._need("supportsConditionalBreakpoints", "conditional breakpoints")
-                entry["condition"] = bp.condition
-            if bp.hit_condition:
-                self._need("supportsHitConditionalBreakpoints", "hit conditions")
-                entry["hitCondition"] = bp.hit_condition
-            if bp.log_message:
-                self._need("supportsLogPoints", "logpoints")
-                entry["logMessage"] = bp.log_message
-            entries.append(entry)
+        entries, refused = self._entries(bps, "line")
         answer = await self.request(
             "setBreakpoints", {"source": {"path": path}, "breakpoints": entries, "sourceModified": False}
         )
-        return self._results(bps, answer)
+        results = self._merge(bps, answer, refused)
+        self._line_bps[path] = {r.line or bp.line or 0: bp.id for bp, r in zip(bps, results, strict=True) if r.verified}
+        return results
 
     async def set_function_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:
         self._need("supportsFunctionBreakpoints", "function breakpoints")
-        entries = [{"name": bp.name, **({"condition": bp.condition} if bp.condition else {})} for bp in bps]
+        entries, refused = self._entries(bps, "function")
         answer = await self.request("setFunctionBreakpoints", {"breakpoints": entries})
-        return self._results(bps, answer)
+        results = self._merge(bps, answer, refused)
+        self._function_bps = {bp.name or "": bp.id for bp, r in zip(bps, results, strict=True) if r.verified}
+        return results
 
     async def set_exception_breakpoints(self, mode: str) -> None:
         offered = {f.get("filter") for f in self.capabilities.get("exceptionBreakpointFilters") or []}
@@ -370,9 +439,10 @@ class DapBackend(Backend):
         frames = [self._frame(f) for f in answer.get("stackFrames") or []]
         return frames, int(answer.get("totalFrames") or start + len(frames))
 
-    @staticmethod
-    def _frame(f: dict[str, Any]) -> Frame:
+    def _frame(self, f: dict[str, Any]) -> Frame:
         source = f.get("source") or {}
+        if f.get("instructionPointerReference"):
+            self._instruction_refs[f["id"]] = f["instructionPointerReference"]
         return Frame(
             id=f["id"],
             name=f.get("name", ""),
@@ -460,6 +530,98 @@ class DapBackend(Backend):
 
     async def custom_request(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self.request(command, arguments)
+
+    # -- what only some adapters can do (each checked against the adapter's capabilities) ---
+
+    async def _gated(self, capability: str, feature: str, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        self._need(capability, feature)
+        return await self.request(command, arguments)
+
+    async def data_breakpoint_info(self, name: str, ref: int | None, frame_id: int | None) -> dict[str, Any]:
+        """Whether ``name`` (in container ``ref``, or in frame ``frame_id``) can be watched: dataId, accessTypes."""
+        args: dict[str, Any] = {"name": name}
+        if ref:
+            args["variablesReference"] = ref
+        if frame_id is not None:
+            args["frameId"] = frame_id
+        return await self._gated("supportsDataBreakpoints", "data breakpoints", "dataBreakpointInfo", args)
+
+    async def _replace_set(self, kind: str, table: dict[Any, dict[str, Any]], key: Any,
+                           entry: dict[str, Any] | None) -> dict[str, Any]:
+        """Add (or with ``entry=None`` remove) one entry of a set the adapter replaces whole; its answer for it."""
+        capability, feature, command = REPLACED_SETS[kind]
+        self._need(capability, feature)
+        before = dict(table)
+        if entry is None:
+            table.pop(key, None)
+        else:
+            table[key] = entry
+        try:
+            answer = await self.request(command, {"breakpoints": list(table.values())})
+        except RelayError:
+            table.clear()
+            table.update(before)
+            raise
+        results = answer.get("breakpoints") or []
+        index = list(table).index(key) if key in table else -1
+        return results[index] if 0 <= index < len(results) else {}
+
+    async def set_data_breakpoint(self, data_id: str, access_type: str | None, condition: str | None,
+                                  hit_condition: str | None) -> dict[str, Any]:
+        entry = {"dataId": data_id, "accessType": access_type, "condition": condition, "hitCondition": hit_condition}
+        return await self._replace_set("data", self._data_bps, data_id, _present(entry))
+
+    async def remove_data_breakpoint(self, data_id: str) -> None:
+        await self._replace_set("data", self._data_bps, data_id, None)
+
+    async def set_instruction_breakpoint(self, reference: str, offset: int, condition: str | None,
+                                         hit_condition: str | None) -> dict[str, Any]:
+        entry = {"instructionReference": reference, "offset": offset, "condition": condition,
+                 "hitCondition": hit_condition}
+        return await self._replace_set("instruction", self._instruction_bps, (reference, offset), _present(entry))
+
+    async def remove_instruction_breakpoint(self, reference: str, offset: int) -> None:
+        await self._replace_set("instruction", self._instruction_bps, (reference, offset), None)
+
+    async def disassemble(self, reference: str | None, frame_id: int | None, offset: int, instruction_offset: int,
+                          count: int) -> list[dict[str, Any]]:
+        """``count`` instructions at ``reference``, else at the instruction pointer of frame ``frame_id``."""
+        self._need("supportsDisassembleRequest", "disassembly")
+        reference = reference or (self._instruction_refs.get(frame_id) if frame_id is not None else None)
+        if not reference:
+            raise RelayError("invalid_request", f"{self.adapter_name} gave no instruction pointer for this frame.",
+                             "Pass a memory reference (an address such as 0x401136).")
+        answer = await self._gated("supportsDisassembleRequest", "disassembly", "disassemble", {
+            "memoryReference": reference, "offset": offset, "instructionOffset": instruction_offset,
+            "instructionCount": count, "resolveSymbols": True})
+        return answer.get("instructions") or []
+
+    async def read_memory(self, reference: str, offset: int, count: int) -> dict[str, Any]:
+        answer = await self._gated("supportsReadMemoryRequest", "reading memory", "readMemory",
+                                   {"memoryReference": reference, "offset": offset, "count": count})
+        return {"address": answer.get("address", reference), "data": base64.b64decode(answer.get("data") or ""),
+                "unreadable": answer.get("unreadableBytes", 0)}
+
+    async def write_memory(self, reference: str, offset: int, data: bytes, allow_partial: bool) -> int:
+        answer = await self._gated("supportsWriteMemoryRequest", "writing memory", "writeMemory", {
+            "memoryReference": reference, "offset": offset, "data": base64.b64encode(data).decode(),
+            "allowPartial": allow_partial})
+        return int(answer.get("bytesWritten", len(data)))
+
+    async def modules(self, start: int, count: int | None) -> list[dict[str, Any]]:
+        args = {"startModule": start, **({"moduleCount": count} if count else {})}
+        answer = await self._gated("supportsModulesRequest", "modules", "modules", args)
+        return answer.get("modules") or []
+
+    async def loaded_sources(self) -> list[dict[str, Any]]:
+        answer = await self._gated("supportsLoadedSourcesRequest", "loaded sources", "loadedSources", {})
+        return answer.get("sources") or []
+
+    async def restart(self) -> None:
+        """The adapter's own ``restart`` with the same configuration; the target runs again."""
+        await self._gated("supportsRestartRequest", "restart", "restart", {"arguments": self.config})
+        self._exit_code = None
+        self.events.on_continued(None)
 
     # -- ending -----------------------------------------------------------------------------
 
