@@ -30,6 +30,7 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
 	$(BIN)/python bench/backends_bench.py
+	$(BIN)/python bench/kernel_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

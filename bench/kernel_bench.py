@@ -1,0 +1,214 @@
+"""Kernel benchmark: magics and the comm channel through a real kernel, beside ipykernel's debug protocol.
+
+Measures, in one run:
+- the round trip of ``%debug_session next`` executed from jupyter_client (execute → reply and idle);
+- a comm request ``next`` to its ``stopped`` event;
+- comm event throughput while the target prints as fast as it can, and the kernel's memory growth;
+and runs ``../shared/bench/ipykernel_debug_bench.py`` (JupyterLab's debug protocol) for the ratio.
+
+    python bench/kernel_bench.py [-n 200] [--anchor-n 50] [--flood-seconds 5] [--no-anchors]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+from jupyter_client.manager import start_new_kernel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ANCHORS = os.path.join(HERE, "..", "..", "shared", "bench")
+
+TARGET = """
+def work(i):
+    total = 0
+    for k in range(3):
+        total += i * k
+    return total
+
+acc = []
+for i in range(100000):
+    acc.append(work(i))
+"""
+FLOOD = "import sys\nn = 0\nwhile True:\n    n += 1\n    sys.stdout.write(f'line {n}\\n')\n"
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class Bench:
+    """A kernel with the extension loaded and one comm open to it."""
+
+    def __init__(self, folder: str) -> None:
+        self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=folder, stderr=subprocess.DEVNULL)
+        self.pid = self.manager.provisioner.process.pid
+        self.cell("%load_ext jupyter_debug_relay")
+        self.comm_id = uuid.uuid4().hex
+        self.client.shell_channel.send(self.client.session.msg(
+            "comm_open", {"comm_id": self.comm_id, "target_name": "jupyter_debug_relay", "data": {}}))
+        self.next_comm("hello")
+        self._ids = iter(range(1, 10**9))
+
+    def cell(self, code: str) -> str:
+        shown: list[str] = []
+        self.client.execute_interactive(code, timeout=60, output_hook=lambda m: shown.append(
+            m["content"]["data"]["text/plain"]) if m["msg_type"] == "execute_result" else None)
+        return "\n".join(shown)
+
+    def comm_messages(self, timeout: float):
+        """Comm data sent by the kernel, until ``timeout`` passes with nothing."""
+        while True:
+            try:
+                msg = self.client.get_iopub_msg(timeout=timeout)
+            except queue.Empty:
+                return
+            if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] == self.comm_id:
+                yield msg["content"]["data"]
+
+    def next_comm(self, kind: str) -> dict:
+        for data in self.comm_messages(30):
+            if data["type"] == kind:
+                return data
+        raise TimeoutError(kind)
+
+    def request(self, command: str, **args) -> None:
+        self.client.shell_channel.send(self.client.session.msg("comm_msg", {"comm_id": self.comm_id, "data": {
+            "type": "request", "v": 1, "id": next(self._ids), "command": command, "session": "s1", "args": args}}))
+
+    def wait_event(self, name: str) -> dict:
+        for data in self.comm_messages(30):
+            events = data["events"] if data["type"] == "batch" else [data] if data["type"] == "event" else []
+            for event in events:
+                if event["event"] == name:
+                    return event
+        raise TimeoutError(name)
+
+    def close(self) -> None:
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=False)
+
+
+def measure_steps(n: int, folder: str) -> dict:
+    program = os.path.join(folder, "target.py")
+    with open(program, "w") as f:
+        f.write(TARGET)
+    bench = Bench(folder)
+    try:
+        bench.cell("%bp target.py:3")
+        assert "paused at" in bench.cell("%debug_session launch target.py"), "the target did not stop"
+        bench.cell("%bp clear")
+        magics = []
+        for _ in range(n):
+            t = time.perf_counter()
+            text = bench.cell("%debug_session next")
+            magics.append(ms(time.perf_counter() - t))
+            assert text.startswith("paused at"), text
+        comms = []
+        for _ in range(n):
+            t = time.perf_counter()
+            bench.request("next")
+            bench.wait_event("stopped")
+            comms.append(ms(time.perf_counter() - t))
+        bench.cell("%debug_session stop")
+    finally:
+        bench.close()
+    return {"magic_next_ms": statistics.median(magics), "magic_next_p95_ms": p95(magics),
+            "comm_next_ms": statistics.median(comms), "comm_next_p95_ms": p95(comms)}
+
+
+def measure_flood(seconds: float, folder: str) -> dict:
+    with open(os.path.join(folder, "flood.py"), "w") as f:
+        f.write(FLOOD)
+    bench = Bench(folder)
+    try:
+        before = rss_mb(bench.pid)
+        bench.request("sessions")
+        bench.cell("%debug_session launch --no-wait flood.py")
+        events = chunks = messages = lines = dropped = 0
+        peak = before
+        started = time.perf_counter()
+        for data in bench.comm_messages(5):
+            messages += 1
+            for event in data["events"] if data["type"] == "batch" else [data] if data["type"] == "event" else []:
+                if event["event"] == "output":
+                    events += 1
+                    chunks += event["body"].get("count", 1)
+                    lines += event["body"]["text"].count("\n")
+                elif event["event"] == "dropped":
+                    dropped += event["body"]["events"]
+            if messages % 50 == 0:
+                peak = max(peak, rss_mb(bench.pid))
+            if time.perf_counter() - started > seconds:
+                break
+        elapsed = time.perf_counter() - started
+        peak = max(peak, rss_mb(bench.pid))
+        bench.cell("%debug_session stop")
+    finally:
+        bench.close()
+    return {"events_per_s": chunks / elapsed, "messages_per_s": messages / elapsed, "lines_per_s": lines / elapsed,
+            "dropped_events": dropped, "memory_growth_mb": peak - before}
+
+
+def p95(values: list[float]) -> float:
+    return sorted(values)[int(len(values) * 0.95) - 1]
+
+
+def anchor(n: int) -> dict | None:
+    script = os.path.join(ANCHORS, "ipykernel_debug_bench.py")
+    if not os.path.exists(script):
+        return None
+    out = subprocess.run([sys.executable, script, str(n)], capture_output=True, text=True, timeout=600)
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if lines else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=200)
+    parser.add_argument("--anchor-n", type=int, default=50)
+    parser.add_argument("--flood-seconds", type=float, default=5.0)
+    parser.add_argument("--no-anchors", action="store_true")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        steps = measure_steps(options.n, folder)
+        flood = measure_flood(options.flood_seconds, folder)
+    reference = None if options.no_anchors else anchor(options.anchor_n)
+    step_anchor = reference["step_ms"] if reference else None
+    print(f"kernel benchmark (n={options.n}), medians in ms")
+    print(f"{'measure':<42}{'relay':>10}{'goal':>10}{'ipykernel debug protocol':>28}")
+
+    def row(name: str, value: float, goal: str, anchor_ms: float | None = None) -> None:
+        ratio = f"{anchor_ms:.1f} ({anchor_ms / value:.0f}x faster)" if anchor_ms else ""
+        print(f"{name:<42}{value:>10.2f}{goal:>10}{ratio:>28}")
+
+    row("%debug_session next, execute round trip", steps["magic_next_ms"], "<= 25", step_anchor)
+    row("  p95", steps["magic_next_p95_ms"], "")
+    row("comm request next -> stopped event", steps["comm_next_ms"], "<= 10", step_anchor)
+    row("  p95", steps["comm_next_p95_ms"], "")
+    print(f"{'comm output events delivered per second':<42}{flood['events_per_s']:>10.0f}{'>= 5000':>10}")
+    print(f"{'  target lines delivered per second':<42}{flood['lines_per_s']:>10.0f}")
+    print(f"{'  comm messages per second':<42}{flood['messages_per_s']:>10.0f}")
+    print(f"{'  events dropped by flow control':<42}{flood['dropped_events']:>10}")
+    print(f"{'kernel memory growth during the flood, MB':<42}{flood['memory_growth_mb']:>10.1f}{'<= 50':>10}")
+    print(json.dumps({"client": "jupyter_debug_relay kernel", **steps, **flood, "anchor": reference}))
+
+
+if __name__ == "__main__":
+    main()
