@@ -291,6 +291,7 @@ VERBS: dict[str, Handler] = {
     "terminate": lambda r, s, a: s.terminate() or {"state": s.state, "exit_code": s.exit_code},
     "detach": lambda r, s, a: s.detach() or {"state": s.state},
     "restart": lambda r, s, a: s.restart() or {"state": s.state},
+    "reconnect": lambda r, s, a: s.reconnect() or {"state": s.state},
 }
 NEEDS_SESSION = frozenset(VERBS) - {"sessions", "launch", "attach", "connect", "setBreakpoint", "removeBreakpoint",
                                     "enableBreakpoint", "breakpoints"}

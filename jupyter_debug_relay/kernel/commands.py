@@ -339,6 +339,11 @@ class Commands:
         handle.restart()
         return self._wait(handle, 10.0, prefix=f"{handle.name} restarted: ")
 
+    def do_reconnect(self, command: Command) -> StopResult:
+        handle = self.session(command.options.session)
+        handle.reconnect()
+        return self._stop_result(handle, handle.stop, prefix=f"{handle.name} reconnected: ")
+
     # -- %bp --------------------------------------------------------------------------------
 
     def bp_line(self, command: BpCommand) -> BreakpointsResult:

@@ -26,7 +26,7 @@ Run:         continue | next | step | out | pause   [--thread T] [--timeout S] [
 Look:        where [--levels N] | frame N | vars [NAME_OR_REF] [--scope NAME] [--start S] [--count C]
              eval EXPRESSION | set NAME = VALUE | pull NAME [--as LOCAL] [--max-bytes B]
 Output:      output [--since CURSOR] [--tail N] | input TEXT
-End:         stop | detach | restart          Panel: panel
+End:         stop | detach | restart          Mycel: reconnect          Panel: panel
 Every command takes --session NAME to address another session than the current one.
 
 %bp FILE:LINE [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]
@@ -49,7 +49,7 @@ Examples:
 SESSION_COMMANDS = (
     "launch", "attach", "connect", "list", "use", "status", "threads", "help", "continue", "next", "step", "out",
     "pause", "wait", "where", "frame", "vars", "eval", "set", "pull", "output", "input", "stop", "detach",
-    "restart", "panel",
+    "restart", "reconnect", "panel",
 )
 BP_COMMANDS = ("func", "exceptions", "stage", "list", "rm", "clear", "disable", "enable")
 RAW_COMMANDS = ("eval", "set", "input", "pull")  # the rest of the line is an expression or text, not shell words
@@ -99,7 +99,8 @@ PARSERS: dict[str, _Parser] = {
     "output": _parser("output", (("--since",), {"type": int, "default": 0}), (("--tail",), {"type": int})),
     "wait": _parser("wait", _WAIT[0]),
     **{verb: _parser(verb, *_RUN) for verb in ("continue", "next", "step", "out", "pause")},
-    **{verb: _parser(verb) for verb in ("list", "status", "threads", "help", "stop", "detach", "restart", "panel")},
+    **{verb: _parser(verb) for verb in ("list", "status", "threads", "help", "stop", "detach", "restart", "reconnect",
+                                          "panel")},
 }
 
 

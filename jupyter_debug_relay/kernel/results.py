@@ -17,6 +17,8 @@ def short_path(path: str | None) -> str:
     """``path`` relative to the working directory when it lies under it."""
     if not path:
         return "?"
+    if not os.path.isabs(path):  # relative already, or not a file at all (flow:orders, ws://...)
+        return path
     try:
         rel = os.path.relpath(path)
     except ValueError:
@@ -27,7 +29,8 @@ def short_path(path: str | None) -> str:
 def where_text(frame: Frame | None) -> str:
     if frame is None:
         return "at an unknown place"
-    return f"at {short_path(frame.path)}:{frame.line} in {frame.name}()"
+    function = f" in {frame.name}()" if frame.name else ""  # EZ stops do not name the function
+    return f"at {short_path(frame.path)}:{frame.line}{function}"
 
 
 def stop_text(stop: StopInfo) -> str:

@@ -1,0 +1,71 @@
+"""Mycel and EZ sessions driven by the magics in a real kernel: the same verbs as for debugpy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.kernels import Kernel
+from tests.peers.mycel_peer import start_peer
+
+PEERS = Path(__file__).resolve().parent / "peers"
+EZ = str(PEERS / "ez")
+CALLS = str(PEERS / "ez_programs" / "calls.ez")
+
+
+@pytest.fixture
+def kernel(tmp_path):
+    k = Kernel("python3", cwd=str(tmp_path))
+    k.magic("%load_ext jupyter_debug_relay")
+    yield k
+    k.close()
+
+
+@pytest.fixture
+def peer():
+    runtime = start_peer()
+    yield runtime
+    runtime.stop()
+
+
+def test_a_mycel_pipeline_through_the_magics(kernel, peer):
+    assert kernel.magic("%bp stage create_user transform").text == (
+        "breakpoint 1 at stage create_user/transform — not verified yet (checked when a session starts)")
+    assert kernel.magic(f"%dbg connect mycel {peer.url} --name pipe").text == "pipe: running"
+    assert kernel.magic("%bp list").text == "breakpoint 1 at stage create_user/transform — verified"
+    reply = peer.request("create_user", {"name": "Alice", "email": " ALICE@EXAMPLE.COM "})
+    stop = kernel.magic("%dbg wait").text
+    assert stop.startswith("paused at flow:create_user:") and "in transform() — breakpoint 1 [thread " in stop, stop
+    where = kernel.magic("%dbg where").text.splitlines()
+    assert where[0].startswith("→ #0 transform() at flow:create_user:")
+    assert 'name = "Alice"' in kernel.magic("%dbg vars --scope input").text
+    assert kernel.magic("%dbg eval input.name").text == '"Alice"'
+    assert kernel.magic("%dbg next").text.startswith("paused at flow:create_user:")
+    kernel.magic("%bp clear")
+    assert kernel.magic("%dbg continue --no-wait").text == "running"
+    assert reply.result(10)
+    peer.call(peer.runtime.drop_clients())
+    kernel.magic("import time; time.sleep(0.5)")
+    assert kernel.magic("%dbg status").text.endswith("/debug): failed: connection_failed")
+    assert kernel.magic("%dbg reconnect").text == "pipe reconnected: running"
+    assert kernel.magic("%dbg stop").text == "pipe stopped"
+
+
+def test_an_ez_program_through_the_magics(kernel):
+    assert kernel.magic(f"%bp {CALLS}:3").text.startswith("breakpoint 1 at ")
+    entry = kernel.magic(f"%dbg connect ez {CALLS} --ez {EZ} --name ez").text
+    assert entry.startswith("ez: paused at ") and "— entry [thread" in entry, entry
+    stop = kernel.magic("%dbg continue").text
+    assert stop.startswith("paused at ") and "calls.ez:3 — breakpoint 1" in stop, stop
+    assert kernel.magic("%dbg eval a + b").text == "20"
+    assert "a = 10" in kernel.magic("%dbg vars").text
+    kernel.magic("%bp clear")
+    assert kernel.magic("%dbg continue").text == "exited with code 0"
+    assert "done Ada" in kernel.magic("%dbg output").text
+
+
+def test_bad_targets_of_connect_are_one_line_errors(kernel):
+    assert kernel.magic("%dbg connect mycel ws://127.0.0.1:9/debug").text.startswith("error connection_failed: ")
+    assert kernel.magic(f"%dbg connect ez {CALLS} --ez /no/such/ez").text.startswith("error connection_failed: ")
+    assert kernel.magic("%dbg connect mycel").text.startswith("error invalid_request: connect mycel needs a URL.")
