@@ -318,3 +318,25 @@ def test_attach_by_port_from_a_magic_and_detach_leaves_it_running(kernel, write)
     finally:
         os.killpg(target.pid, signal.SIGKILL)
         target.wait(5)
+
+
+def test_a_failing_expression_is_one_line_naming_the_exception(kernel, write):
+    app = write("app.py", APP)
+    kernel.magic(f"%bp app.py:{line_of(app, '# accumulate')}")
+    kernel.magic("%dbg launch app.py")
+    assert kernel.magic("%dbg eval 1/0").text == (
+        "error invalid_request: '1/0' failed in the target: ZeroDivisionError: division by zero "
+        "Hint: Fix the expression; it runs in the selected frame of the target.")
+    assert kernel.magic("%dbg eval 1 +").text.startswith("error invalid_request: '1 +' failed in the target: "
+                                                         "SyntaxError")
+    assert kernel.magic("%dbg eval total").text == "0"  # the session is unharmed
+    kernel.magic("%dbg stop")
+
+
+def test_the_panel_magic_shows_a_live_widget(kernel, write):
+    app = write("app.py", APP)
+    kernel.magic(f"%bp app.py:{line_of(app, '# accumulate')}")
+    kernel.magic("%dbg launch app.py")
+    cell = kernel.magic("%debug_session panel")
+    assert "application/vnd.jupyter.widget-view+json" in cell.results[0]
+    kernel.magic("%dbg stop")

@@ -339,3 +339,11 @@ def test_subprocess_of_the_target_becomes_a_child_session(relay, write):
     with pytest.raises(RelayError):
         session.wait_for_stop(15)
     assert session.output().text == "parent got child 42\n"
+
+
+def test_attach_to_a_pid_that_does_not_exist_fails_at_once(relay):
+    started = time.monotonic()
+    with pytest.raises(RelayError) as info:
+        relay.attach(pid=2**22 + 12345)
+    assert info.value.code == "connection_failed" and "no process with pid" in info.value.message
+    assert time.monotonic() - started < 2

@@ -20,7 +20,7 @@ from ..model import (
     Variable,
     VariablePage,
 )
-from ..protocols.dap import DapChannel
+from ..protocols.dap import DapChannel, DapRequestError
 from ..transports import process
 from ..transports.streams import ByteStream, forward_text, pipe_stream, tcp_stream
 from .base import Backend, BackendEvents
@@ -37,6 +37,12 @@ BREAKPOINT_OPTIONS = (  # Breakpoint field, DAP key, the capability it needs, wh
     ("log_message", "logMessage", "supportsLogPoints", "logpoints"),
 )
 OUTPUT_CATEGORIES = {"stdout": "stdout", "stderr": "stderr", "console": "console", "important": "console"}
+
+
+def _last_line(message: str) -> str:
+    """The exception line of a traceback an adapter sent as its message (the message itself otherwise)."""
+    lines = [line for line in message.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else message
 
 
 def _present(fields: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +86,7 @@ class DapBackend(Backend):
         self.terminal_proc: asyncio.subprocess.Process | None = None
         self._initialized: asyncio.Future[None] | None = None
         self._exit_code: int | None = None
+        self._stopped_before = False
         self._ended = False
         self._closing = False
         self._known_threads: dict[int, str] = {}
@@ -204,8 +211,12 @@ class DapBackend(Backend):
         thread_id = int(body.get("threadId") or 0)
         if not thread_id:
             thread_id = await self._any_thread(None)
+        reason = body.get("reason", "pause")
+        if self.config.get("stopOnEntry") and not self._stopped_before:
+            reason = "entry"  # whatever the adapter calls it (lldb-vscode: an exception, SIGSTOP)
+        self._stopped_before = True
         stop = StopInfo(
-            reason=body.get("reason", "pause"),
+            reason=reason,
             thread_id=thread_id,
             breakpoint_ids=[self._bp_ids.get(i, i) for i in body.get("hitBreakpointIds") or []],
             description=body.get("description") or body.get("text") or "",
@@ -494,7 +505,12 @@ class DapBackend(Backend):
         args: dict[str, Any] = {"expression": expression, "context": context}
         if frame_id is not None:
             args["frameId"] = frame_id
-        answer = await self.request("evaluate", args)
+        try:
+            answer = await self.request("evaluate", args)
+        except DapRequestError as exc:
+            raise RelayError("invalid_request", f"{expression!r} failed in the target: {_last_line(exc.message)}",
+                             "Fix the expression; it runs in the selected frame of the target.",
+                             {"command": "evaluate", "adapter_message": exc.message}) from None
         return self._variable({"name": expression, **answer}, value_key="result", frame_id=frame_id)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:

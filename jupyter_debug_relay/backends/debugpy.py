@@ -19,6 +19,18 @@ SLICEABLE = {"list", "tuple", "range", "deque", "ndarray", "Series", "DataFrame"
 GROUPS = ("special variables", "function variables", "class variables", "protected variables", "len()")
 
 
+def check_pid(pid: int) -> None:
+    """Fail at once, with the reason, when there is no process ``pid`` to attach to."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        raise RelayError("connection_failed", f"There is no process with pid {pid}.",
+                         "Check the pid (e.g. with `ps`); the process may have ended.", {"pid": pid}) from None
+    except PermissionError:
+        raise RelayError("connection_failed", f"Process {pid} belongs to another user.",
+                         "Attach to your own processes, or run the kernel as that user.", {"pid": pid}) from None
+
+
 def check_syntax(path: str) -> None:
     """Raise ``syntax_error`` (file, line, offset, text) when the script does not compile."""
     with open(path, "rb") as f:
@@ -86,6 +98,7 @@ class DebugpyBackend(DapBackend):
         self.program = os.path.abspath(os.path.join(cwd or os.getcwd(), program)) if program else None
         self.module = module
         self.python = python
+        self.attach_pid: int | None = None
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
         common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
@@ -100,6 +113,7 @@ class DebugpyBackend(DapBackend):
                              config={**common, "processId": pid}, request_timeout=request_timeout,
                              adapter_id="debugpy")
             self.target = f"pid {pid}"
+            self.attach_pid = pid
         else:
             config: dict[str, Any] = {
                 **common,
@@ -130,6 +144,8 @@ class DebugpyBackend(DapBackend):
             check_syntax(self.program)
         if self.python:
             await check_interpreter(self.python)
+        if self.attach_pid is not None:
+            check_pid(self.attach_pid)
         try:
             await super().start(breakpoints, exceptions)
         except RelayError as exc:
