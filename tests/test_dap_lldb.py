@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -217,7 +218,9 @@ def test_a_user_registry_entry_comes_first_with_its_launch_defaults(relay, squar
     session = relay.connect_dap(program=squares, env={"SQUARES_MODE": "test"})
     assert session.adapter == f"my-lldb ({LLDB})"
     stop = session.wait_for_stop(15)
-    assert stop.frame is not None and session.state == "paused"
+    assert stop.reason == "entry" and stop.exception is None and session.state == "paused"
+    with open(f"/proc/{session.info().pid}/environ", "rb") as f:  # env went as lldb's K=V list
+        assert b"SQUARES_MODE=test" in f.read().split(b"\0")
     session.terminate()
     own_registry.write_text("{not json")
     with pytest.raises(RelayError) as broken:
@@ -234,3 +237,20 @@ def test_bad_connect_dap_arguments(relay, squares, tmp_path):
         with pytest.raises(RelayError) as bad:
             relay.connect_dap(**kwargs)
         assert bad.value.code == code
+
+
+@needs_lldb
+def test_an_adapter_that_dies_fails_the_session_and_leaves_nothing_behind(relay, squares):
+    relay.breakpoints.add(SOURCE, line_of(SOURCE, "square body"))
+    session = relay.connect_dap(program=squares)
+    session.wait_for_stop(15)
+    with pytest.raises(RelayError) as died:  # lldb-vscode-16 crashes on a readMemory request
+        session.custom_request("readMemory", {"memoryReference": "0x1000", "count": 4})
+    assert died.value.code == "adapter_failed"
+    deadline = time.monotonic() + 10
+    while session.state != "failed" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert session.state == "failed" and session.info().error["code"] == "adapter_failed"
+    with pytest.raises(RelayError) as after:
+        session.evaluate("n")
+    assert after.value.code == "adapter_failed" and session.name in after.value.message
