@@ -40,9 +40,10 @@ OUTPUT_CATEGORIES = {"stdout": "stdout", "stderr": "stderr", "console": "console
 
 
 def _last_line(message: str) -> str:
-    """The exception line of a traceback an adapter sent as its message (the message itself otherwise)."""
-    lines = [line for line in message.strip().splitlines() if line.strip()]
-    return lines[-1].strip() if lines else message
+    """The line that says what went wrong: a compiler-style ``error:`` line (lldb, gdb), else a traceback's last."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    return errors[0] if errors else lines[-1] if lines else message
 
 
 def _present(fields: dict[str, Any]) -> dict[str, Any]:
