@@ -22,22 +22,12 @@ import tempfile
 import time
 import uuid
 
+from core_bench import TARGET  # the same target as the core benchmark and the anchors
 from jupyter_client.manager import start_new_kernel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ANCHORS = os.path.join(HERE, "..", "..", "shared", "bench")
 
-TARGET = """
-def work(i):
-    total = 0
-    for k in range(3):
-        total += i * k
-    return total
-
-acc = []
-for i in range(100000):
-    acc.append(work(i))
-"""
 FLOOD = "import sys\nn = 0\nwhile True:\n    n += 1\n    sys.stdout.write(f'line {n}\\n')\n"
 
 

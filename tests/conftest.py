@@ -64,6 +64,17 @@ def relay():
 
 
 @pytest.fixture
+def kernel(tmp_path: Path):
+    """A python3 kernel in the test's folder with ``%load_ext jupyter_debug_relay`` done."""
+    from tests.kernels import Kernel
+
+    k = Kernel("python3", cwd=str(tmp_path))
+    k.magic("%load_ext jupyter_debug_relay")
+    yield k
+    k.close()
+
+
+@pytest.fixture
 def write(tmp_path: Path):
     """Write a target program into the test's folder; returns its path as a string."""
 

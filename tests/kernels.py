@@ -13,6 +13,22 @@ from typing import Any
 
 from jupyter_client.manager import KernelManager
 
+APP = """
+import sys
+
+def compute(items):
+    total = 0
+    for i, x in enumerate(items):
+        total += x * i  # accumulate
+    return total
+
+data = {"a": [1, 2, 3], "name": "bob", "text": "a#b"}
+print("start")
+result = compute([3, 4, 5, 6])
+print("result", result)
+sys.exit(3)
+"""
+
 
 @dataclass
 class Cell:

@@ -6,20 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernels import Kernel
 from tests.peers.mycel_peer import start_peer
 
 PEERS = Path(__file__).resolve().parent / "peers"
 EZ = str(PEERS / "ez")
 CALLS = str(PEERS / "ez_programs" / "calls.ez")
-
-
-@pytest.fixture
-def kernel(tmp_path):
-    k = Kernel("python3", cwd=str(tmp_path))
-    k.magic("%load_ext jupyter_debug_relay")
-    yield k
-    k.close()
 
 
 @pytest.fixture

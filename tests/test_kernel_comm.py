@@ -14,19 +14,9 @@ import pytest
 from referencing import Registry, Resource
 
 from tests.conftest import line_of
-from tests.kernels import Kernel
+from tests.kernels import APP, Kernel
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "comm-protocol.md"
-APP = """
-def compute(items):
-    total = 0
-    for i, x in enumerate(items):
-        total += x * i  # accumulate
-    return total
-
-print("start")
-print(compute([3, 4, 5]))
-"""
 
 
 def load_schemas() -> dict[str, dict[str, Any]]:
@@ -117,14 +107,6 @@ def open_frontend(kernel: Kernel, data: dict[str, Any] | None = None) -> Fronten
     return frontend
 
 
-@pytest.fixture
-def kernel(tmp_path):
-    k = Kernel("python3", cwd=str(tmp_path))
-    k.magic("%load_ext jupyter_debug_relay")
-    yield k
-    k.close()
-
-
 def test_hello_then_a_whole_debugging_session_over_the_comm(kernel, write):
     app = write("app.py", APP)
     line = line_of(app, "# accumulate")
@@ -143,20 +125,20 @@ def test_hello_then_a_whole_debugging_session_over_the_comm(kernel, write):
     scopes = front.request("scopes", "s1", frameId=frames[0]["id"])["body"]["scopes"]
     page = front.request("variables", "s1", ref=scopes[0]["ref"])["body"]
     assert {v["name"]: v["value"] for v in page["items"]}["i"] == "1"
-    assert front.request("evaluate", "calc", expression="x * 100")["body"]["variable"]["value"] == "400"
+    assert front.request("evaluate", "calc", expression="x * 100")["body"]["variable"]["value"] == "400"  # x is 4
     mark = len(front.events)
     answer = front.request("next", "s1")
     assert answer["ok"] and answer["body"]["stop"] is None  # the stop arrives as an event
     assert front.wait_event("stopped", after=mark)["body"]["reason"] == "step"
     front.request("removeBreakpoint", id=1)
     front.request("continue", "s1")
-    assert front.wait_event("exited")["body"]["exit_code"] == 0
+    assert front.wait_event("exited")["body"]["exit_code"] == 3
     output = "".join(e["body"]["text"] for e in front.events if e["event"] == "output")
-    assert output == "start\n14\n"
+    assert output == "start\nresult 32\n"
     status = front.request("status", "s1")["body"]["session"]
-    assert status["state"] == "terminated" and status["exit_code"] == 0
+    assert status["state"] == "terminated" and status["exit_code"] == 3
     magic = kernel.magic("%dbg list").text  # the magics see what the comm started
-    assert magic == "  s1  calc  debugpy  exited with code 0  app.py"
+    assert magic == "  s1  calc  debugpy  exited with code 3  app.py"
 
 
 @pytest.mark.parametrize(("data", "message"), [

@@ -14,23 +14,7 @@ import pytest
 
 from jupyter_debug_relay.kernel import kernelspec
 from tests.conftest import line_of
-from tests.kernels import Kernel
-
-APP = """
-import sys
-
-def compute(items):
-    total = 0
-    for i, x in enumerate(items):
-        total += x * i  # accumulate
-    return total
-
-data = {"a": [1, 2, 3], "name": "bob", "text": "a#b"}
-print("start")
-result = compute([3, 4, 5, 6])
-print("result", result)
-sys.exit(3)
-"""
+from tests.kernels import APP, Kernel
 
 LOOP = """
 import time
@@ -39,14 +23,6 @@ while True:
     n += 1  # tick
     time.sleep(0.01)
 """
-
-
-@pytest.fixture
-def kernel(tmp_path):
-    k = Kernel("python3", cwd=str(tmp_path))
-    k.magic("%load_ext jupyter_debug_relay")
-    yield k
-    k.close()
 
 
 def alive(pid: int) -> bool:
