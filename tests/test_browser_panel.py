@@ -192,6 +192,14 @@ def test_panel_renders_steps_and_expands_in_jupyterlab(lab):
             expect(panel.locator(".jdr-variables .jdr-var .jdr-var .jdr-var-toggle", has_text="'ana'")).to_be_visible()
             expect(panel.locator(".jdr-variables")).to_contain_text("12.5")
 
+            panel.locator(".jdr-watch input").fill("sum(totals.values())")
+            panel.locator(".jdr-watch button", has_text="Watch").click()
+            expect(panel.locator(".jdr-watch")).to_contain_text("sum(totals.values()) = 12.5")
+            evaluate = panel.locator(".jdr-evaluate input")
+            evaluate.fill("totals[name], amount")
+            evaluate.press("Enter")
+            expect(panel.locator(".jdr-evaluate")).to_contain_text("(12.5, 12.5)")
+
             panel.scroll_into_view_if_needed()
             panel.screenshot(path=str(ARTIFACTS / "panel.png"))
             page.screenshot(path=str(ARTIFACTS / "notebook.png"), full_page=True)

@@ -312,3 +312,38 @@ def test_mycel_panel_shows_flows_stages_and_the_thread_timeline(relay, panels):
         session.terminate()
     finally:
         peer.stop()
+
+
+LOOP = """
+import time
+count = 0
+while True:
+    count += 1  # LOOP
+    time.sleep(0.01)
+"""
+
+
+def test_pause_stop_and_restart_buttons(relay, write, panels):
+    path = write("loop.py", LOOP)
+    session = relay.launch(path, name="loop")
+    panel = DebuggerPanel(session)
+    panels(panel)
+    buttons = panel.toolbar.buttons
+    wait_until(lambda: panel.status.text == "loop (debugpy) · running", what="the running state")
+    assert [name for name, b in buttons.items() if not b.disabled] == ["Pause", "Restart", "Stop"]
+    buttons["Pause"].click()
+    wait_until(lambda: "paused at loop.py:" in panel.status.text, what="the pause")
+    assert panel.status.text.endswith("in <module>() — pause")
+    assert panel.stack.frames[0].startswith("<module>() — loop.py:")
+    buttons["Stop"].click()
+    wait_until(lambda: "terminated" in panel.status.text, what="the stop")
+    assert session.state == "terminated"
+    relay.breakpoints.add(path, line_of(path, "# LOOP"))
+    buttons["Restart"].click()
+    wait_until(lambda: paused_at_loop(panel, path), timeout=30, what="the restarted target at its breakpoint")
+    assert panel.status.text.endswith("— breakpoint")
+    session.terminate()
+
+
+def paused_at_loop(panel: DebuggerPanel, path: str) -> bool:
+    return panel.source.current_line == line_of(path, "# LOOP") and "paused" in panel.status.text

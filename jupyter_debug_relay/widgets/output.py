@@ -87,7 +87,8 @@ class OutputView(widgets.VBox):
     def _render(self) -> None:
         box = ("display:flex;flex-direction:column-reverse;max-height:14em;overflow:auto;"
                "border:1px solid #ddd;padding:2px 4px;")
-        self._stdout_view.value = f'<div style="{box}"><pre style="margin:0;{MONO}">{esc(self.stdout)}</pre></div>'
+        shown = esc(self.stdout) if self.stdout or self.stderr else '<span style="color:#888">no output yet</span>'
+        self._stdout_view.value = f'<div style="{box}"><pre style="margin:0;{MONO}">{shown}</pre></div>'
         self._stderr_view.value = (f'<div style="{box}border-color:#e0a0a0;background:#fff5f5">'
                                    f'<pre style="margin:0;{MONO}color:#b00020">{esc(self.stderr)}</pre></div>')
         self._stderr_view.layout.display = "flex" if self.stderr else "none"
