@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -106,7 +107,7 @@ def test_set_variable_changes_what_the_program_computes(relay, squares):
 @needs_lldb
 def test_stdin_reaches_the_program(relay, squares):
     relay.breakpoints.add(SOURCE, line_of(SOURCE, "fgets(name"))
-    session = relay.connect_dap(program=squares, args=["--ask"])
+    session = relay.connect_dap(adapter="lldb", program=squares, args=["--ask"])  # a registry name
     session.wait_for_stop(15)
     session.send_input("lldb\n")
     relay.breakpoints.clear()
@@ -144,17 +145,38 @@ def test_what_the_adapter_lacks_is_unsupported_and_the_session_lives_on(relay, s
     session.terminate()
 
 
-@needs_lldb
-def test_an_adapter_that_listens_on_a_port(relay, squares):
+def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+        return probe.getsockname()[1]
+
+
+@needs_lldb
+def test_an_adapter_that_listens_on_a_port(relay, squares):
     relay.breakpoints.add(SOURCE, line_of(SOURCE, "square body"))
+    port = _free_port()
     session = relay.connect_dap(adapter=[LLDB, "--port", str(port)], port=port, program=squares)
-    stop = session.wait_for_stop(15)
-    assert stop.frame.name == "square"
+    assert session.wait_for_stop(15).frame.name == "square"
     session.terminate()
     assert session.state == "terminated"
+    port = _free_port()  # an adapter started elsewhere, already listening
+    server = subprocess.Popen([LLDB, "--port", str(port)], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                session = relay.connect_dap(port=port, launch={"program": squares})
+                break
+            except RelayError as exc:
+                assert exc.code == "connection_failed" and f"127.0.0.1:{port}" in exc.message
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        assert session.adapter == f"the adapter at 127.0.0.1:{port}"
+        assert session.wait_for_stop(15).frame.name == "square"
+        session.terminate()
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(5)
 
 
 def test_a_missing_adapter_binary_names_the_path_and_how_to_install(relay, squares, own_registry):

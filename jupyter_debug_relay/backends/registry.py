@@ -244,10 +244,12 @@ def plan(
         command = spec.resolve() if spec else shlex.split(adapter)
     elif adapter:
         command = list(adapter)
+    elif port is not None:
+        pass  # an adapter already listening there: nothing to start
     elif program:
         spec = select(program, specs)
         command = spec.resolve()
-    elif port is None:
+    else:
         raise RelayError("invalid_request", "connect_dap needs an adapter command or name, a port, or a program.",
                          "e.g. connect_dap(program='./a.out') or connect_dap(adapter=['lldb-dap'], launch={...}).")
     if command is not None and spec is None:
