@@ -347,3 +347,24 @@ def test_pause_stop_and_restart_buttons(relay, write, panels):
 
 def paused_at_loop(panel: DebuggerPanel, path: str) -> bool:
     return panel.source.current_line == line_of(path, "# LOOP") and "paused" in panel.status.text
+
+
+def test_stepping_in_a_tight_loop_ends_on_the_last_stop_without_errors(relay, write, panels):
+    path = write("spin.py", """
+        total = 0
+        for i in range(100000):
+            total += i  # SPIN
+        """)
+    relay.breakpoints.add(path, line_of(path, "# SPIN"))
+    session = relay.launch(path)
+    session.wait_for_stop(20)
+    panel = DebuggerPanel(session)
+    panels(panel)
+    wait_until(lambda: panel.source.current_line == 3, what="the first stop")
+    panel.watch.add("i")
+    relay.breakpoints.clear()
+    for _ in range(200):  # a cell stepping as fast as it can, while the panel follows
+        session.next()
+    wait_until(lambda: panel.watch.values.get("i") == session.evaluate("i").value, what="the last stop")
+    assert panel.status.error == ""
+    session.terminate()

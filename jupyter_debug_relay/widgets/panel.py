@@ -290,9 +290,8 @@ class DebuggerPanel(widgets.VBox):
         self.toolbar.busy = True
 
         def job() -> None:
-            session = self._require_session()
-            thread = self._thread_id
             try:
+                session, thread = self._require_session(), self._thread_id
                 {
                     "Continue": lambda: session.continue_(thread, wait=False),
                     "Pause": lambda: session.pause(wait=False),

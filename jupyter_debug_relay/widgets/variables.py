@@ -7,9 +7,11 @@ from collections.abc import Callable
 import ipywidgets as widgets
 from traitlets import Int
 
+from ..errors import RelayError
 from ..model import Scope, VariablePage
 from .lifecycle import close_children
 from .variable_node import PAGE, VariableNode
+from .worker import OUTRUN
 
 
 class VariablesTree(widgets.VBox):
@@ -60,9 +62,11 @@ class VariablesTree(widgets.VBox):
                 return
             try:
                 page = self._fetch(node.ref, start, PAGE)
-            except Exception as exc:
-                node.error = str(exc)
-                raise
+            except RelayError as error:
+                node.error = error.message
+                if error.code not in OUTRUN:  # else the stop that replaces this tree is on its way
+                    raise
+                return
             if generation == self.generation:
                 node.add_page(page)
 

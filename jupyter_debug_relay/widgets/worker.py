@@ -13,6 +13,8 @@ from ..errors import RelayError
 log = logging.getLogger(__name__)
 
 Job = Callable[[], None]
+# Errors of work the target outran (it moved on meanwhile); the event that says so brings a fresh refresh.
+OUTRUN = ("not_paused", "target_exited", "not_running")
 
 
 class Worker:
@@ -89,7 +91,8 @@ class Worker:
                 else:
                     work()
             except RelayError as error:
-                self._on_error(error)
+                if not (isinstance(work, str) and error.code in OUTRUN):
+                    self._on_error(error)
             except Exception as exc:  # a panel bug must not kill the thread that keeps it live
                 log.exception("debugger panel update failed")
                 self._on_error(RelayError("invalid_request", f"The panel could not update: {exc!r}.",
