@@ -278,6 +278,9 @@ def test_a_relay_panel_offers_a_session_selector_once_there_are_two(relay, app, 
     panel.toolbar.selector.value = two.id  # the user picks it
     wait_until(lambda: panel.status.text.startswith("two (debugpy) · paused"), what="the picked session")
     one.terminate()
+    panel.select("one")
+    wait_until(lambda: panel.status.text.startswith("one (debugpy) · terminated"), what="the first session, ended")
+    assert panel.session == one and panel.toolbar.selector.value == one.id
     two.terminate()
 
 

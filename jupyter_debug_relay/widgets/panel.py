@@ -177,6 +177,7 @@ class DebuggerPanel(widgets.VBox):
         if session == self._session:
             return
         self._session, self.session_id = session, session.id
+        self.toolbar.show_selected(session.id)
         self._frames, self._thread_id, self._output_cursor = [], None, 0
         self.output.reset()
         self.flows.flows, self.flows.stages, self.timeline.events = [], {}, []

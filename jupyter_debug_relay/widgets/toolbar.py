@@ -50,10 +50,19 @@ class Toolbar(widgets.HBox):
         self._quiet = True
         try:
             self.selector.options = options
-            self.selector.value = selected if any(value == selected for _label, value in options) else None
         finally:
             self._quiet = False
+        self.show_selected(selected)
         self.selector.layout.display = "flex" if len(options) > 1 else "none"
+
+    def show_selected(self, session_id: str | None) -> None:
+        """Show ``session_id`` as the selected session (without calling back)."""
+        self._quiet = True
+        try:
+            offered = any(value == session_id for _label, value in self.selector.options)
+            self.selector.value = session_id if offered else None
+        finally:
+            self._quiet = False
 
     def _selected(self, change: dict) -> None:
         if not self._quiet and change["new"]:

@@ -29,8 +29,8 @@ class VariableNode(widgets.VBox):
     total = Int(0)
     error = Unicode("")
 
-    def __init__(self, item: Variable | Scope, tree: VariablesTree, depth: int = 0) -> None:
-        self.item, self.tree, self.depth = item, tree, depth
+    def __init__(self, item: Variable | Scope, tree: VariablesTree) -> None:
+        self.item, self.tree = item, tree
         self._toggle = widgets.Button(layout=widgets.Layout(width="auto", max_width="60%", height="22px"))
         self._toggle.add_class("jdr-var-toggle")
         self._toggle.on_click(lambda _b: self.toggle())
@@ -86,7 +86,7 @@ class VariableNode(widgets.VBox):
 
     def add_page(self, page: VariablePage) -> None:
         """Append a fetched page of children (called on the panel's worker thread)."""
-        fresh = [VariableNode(v, self.tree, self.depth + 1) for v in page.items]
+        fresh = [VariableNode(v, self.tree) for v in page.items]
         more = self._children_box.children[len(self.nodes):]
         self._children_box.children = (*self.nodes, *fresh, *more)
         with self.hold_trait_notifications():
