@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
+from jupyter_debug_relay import RelayError
 from jupyter_debug_relay.widgets import DebuggerPanel
 from jupyter_debug_relay.widgets.variable_node import VariableNode
 from tests.conftest import line_of
@@ -371,3 +372,19 @@ def test_stepping_in_a_tight_loop_ends_on_the_last_stop_without_errors(relay, wr
     wait_until(lambda: panel.watch.values.get("i") == session.evaluate("i").value, what="the last stop")
     assert panel.status.error == ""
     session.terminate()
+
+
+def test_a_panel_without_a_relay_owns_one_and_bad_input_is_a_relay_error():
+    panel = DebuggerPanel()
+    try:
+        wait_until(lambda: panel.status.text.startswith("no session"), what="the empty panel")
+        assert panel.relay.sessions == []
+    finally:
+        panel.close()
+    assert not panel.alive
+    with pytest.raises(RelayError) as closed:
+        panel.relay.launch("app.py")
+    assert closed.value.code == "not_running"
+    with pytest.raises(RelayError) as bad:
+        DebuggerPanel("s1")
+    assert bad.value.code == "invalid_request" and "not str" in bad.value.message

@@ -80,6 +80,7 @@ class DebuggerPanel(widgets.VBox):
 
     session_id = Unicode("")
     frame_index = Int(-1)
+    _closed = True  # until __init__ has subscribed; close() then has something to undo
 
     def __init__(self, relay_or_session: Relay | SessionHandle | None = None) -> None:
         session: SessionHandle | None = None
@@ -99,7 +100,6 @@ class DebuggerPanel(widgets.VBox):
         self._frames: list[Frame] = []
         self._thread_id: int | None = None
         self._output_cursor = 0
-        self._closed = False
 
         self.toolbar = Toolbar(self._action, self._select_id)
         self.status = StatusLine()
@@ -122,6 +122,7 @@ class DebuggerPanel(widgets.VBox):
 
         self._worker = Worker(INTERVALS, self._refresh, self.status.show_error)
         self._unsubscribe = relay.subscribe(self._on_event)
+        self._closed = False
         if session is not None:
             self._post(lambda: self._use(session))
         self._worker.mark(*INTERVALS)
