@@ -371,11 +371,11 @@ class DapBackend(Backend):
         if not self.capabilities.get(capability):
             raise self.unsupported(f"{feature} (its capabilities lack {capability})")
 
-    def _entries(self, bps: list[Breakpoint], first: str) -> tuple[list[dict[str, Any]], dict[int, RelayError]]:
+    def _entries(self, bps: list[Breakpoint], kind: str) -> tuple[list[dict[str, Any]], dict[int, RelayError]]:
         """The DAP entries of the breakpoints the adapter can take, and why it cannot take the others."""
         entries, refused = [], {}
         for index, bp in enumerate(bps):
-            entry: dict[str, Any] = {"line": bp.line} if first == "line" else {"name": bp.name}
+            entry: dict[str, Any] = {"line": bp.line} if kind == "line" else {"name": bp.name}
             try:
                 for field, key, capability, feature in BREAKPOINT_OPTIONS:
                     if getattr(bp, field):
@@ -608,7 +608,7 @@ class DapBackend(Backend):
         if not reference:
             raise RelayError("invalid_request", f"{self.adapter_name} gave no instruction pointer for this frame.",
                              "Pass a memory reference (an address such as 0x401136).")
-        answer = await self._gated("supportsDisassembleRequest", "disassembly", "disassemble", {
+        answer = await self.request("disassemble", {
             "memoryReference": reference, "offset": offset, "instructionOffset": instruction_offset,
             "instructionCount": count, "resolveSymbols": True})
         return answer.get("instructions") or []
