@@ -278,6 +278,11 @@ class SessionHandle:
         return self._relay.call(coro, timeout)
 
     @property
+    def relay(self) -> Relay:
+        """The relay that owns this session (its breakpoints, its event bus)."""
+        return self._relay
+
+    @property
     def name(self) -> str:
         return self._session.name
 

@@ -25,6 +25,7 @@ def outer(n):
     return value * 2  # after
 
 big = list(range(1000000))
+medium = {f"k{n}": n for n in range(150)}
 cyclic = {"a": 1}
 cyclic["self"] = cyclic
 bad = Bad()
@@ -92,6 +93,15 @@ def test_a_million_element_list_is_paged_with_its_total(paused):
     last = session.variables(big.ref, start=999_990, count=100)
     assert [v.value for v in last.items] == [str(n) for n in range(999_990, 1_000_000)]
     assert last.items[0].evaluate_name == "big[999990]"
+
+
+def test_a_container_of_a_hundred_and_more_pages_past_debugpys_first_hundred(paused):
+    _, session = paused
+    scope = session.scopes()[0]
+    medium = next(v for v in session.variables(scope.ref, count=1000).items if v.name == "medium")
+    page = session.variables(medium.ref, start=120, count=10)
+    assert page.total == 150
+    assert [(v.name, v.value) for v in page.items][:2] == [("'k120'", "120"), ("'k121'", "121")]
 
 
 def test_value_length_is_configurable(write):

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import line_of
 
 from tests.peers.mycel_peer import start_peer
 
 PEERS = Path(__file__).resolve().parent / "peers"
 EZ = str(PEERS / "ez")
 CALLS = str(PEERS / "ez_programs" / "calls.ez")
+SQUARES = str(Path(__file__).resolve().parent / "programs" / "squares.c")
 
 
 @pytest.fixture
@@ -60,3 +66,24 @@ def test_bad_targets_of_connect_are_one_line_errors(kernel):
     assert kernel.magic("%dbg connect mycel ws://127.0.0.1:9/debug").text.startswith("error connection_failed: ")
     assert kernel.magic(f"%dbg connect ez {CALLS} --ez /no/such/ez").text.startswith("error connection_failed: ")
     assert kernel.magic("%dbg connect mycel").text.startswith("error invalid_request: connect mycel needs a URL.")
+
+
+@pytest.mark.skipif(shutil.which("lldb-vscode-16") is None, reason="lldb-vscode-16 is not installed (lldb-16)")
+def test_a_c_program_through_the_magics_with_lldb(kernel, tmp_path):
+    folder = tempfile.mkdtemp(prefix="lldb-targets-")  # the leak check knows this folder's processes
+    try:
+        binary = os.path.join(folder, "squares")
+        subprocess.run(["gcc", "-g", "-O0", "-o", binary, SQUARES], check=True, timeout=60)
+        line = line_of(SQUARES, "square body")
+        kernel.magic(f"%bp {SQUARES}:{line}")
+        stop = kernel.magic(f"%dbg connect dap {binary} --name c").text
+        assert stop.startswith("c: paused at ") and f"squares.c:{line} in square() — breakpoint 1" in stop, stop
+        assert kernel.magic("%dbg where").text.splitlines()[1].startswith("  #1 main() at ")
+        assert kernel.magic("%dbg vars").text.splitlines()[0] == "n = 1  (int)"
+        assert kernel.magic("%dbg next").text.startswith("paused at ")
+        assert kernel.magic("%dbg eval result * 10").text == "10"
+        kernel.magic("%bp clear")
+        assert kernel.magic("%dbg continue").text == "exited with code 3"
+        assert sorted(kernel.magic("%dbg output").text.splitlines()) == ["squares done", "total=14"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

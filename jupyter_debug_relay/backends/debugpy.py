@@ -14,7 +14,7 @@ from .dap import DapBackend
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
-NATIVE_CHILDREN = 300  # debugpy lists at most this many children of a container, and cannot page them
+NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
 SLICEABLE = {"list", "tuple", "range", "deque", "ndarray", "Series", "DataFrame"}
 GROUPS = ("special variables", "function variables", "class variables", "protected variables", "len()")
 

@@ -245,8 +245,10 @@ def _connect(relay: Relay, s: SessionHandle | None, a: _Args) -> dict[str, Any]:
     elif kind == "ez":
         handle = relay.connect_ez(a.get("program", str, required=True), ez=a.get("ez", str, "ez"), name=name)
     elif kind == "dap":
-        handle = relay.connect_dap(adapter=a.get("adapter", list, required=True), launch=a.get("launch", dict),
-                                   attach=a.get("attach", dict), name=name)
+        handle = relay.connect_dap(adapter=a.get("adapter", (list, str)), host=a.get("host", str),
+                                   port=a.get("port", int), launch=a.get("launch", dict), attach=a.get("attach", dict),
+                                   program=a.get("program", str), args=a.get("args", list), cwd=a.get("cwd", str),
+                                   stop_on_entry=a.get("stopOnEntry", bool, False), name=name)
     else:
         raise RelayError("invalid_request", f"Unknown kind {kind!r}.", "Kinds: mycel, ez, dap.")
     return {"session": handle.info()}

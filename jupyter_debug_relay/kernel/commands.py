@@ -158,14 +158,15 @@ class Commands:
     def do_connect(self, command: Command) -> StopResult:
         o = command.options
         if o.kind == "dap":
-            if not o.adapter:
-                raise RelayError("invalid_request", "connect dap needs --adapter \"CMD ARGS\".",
-                                 "e.g. %debug_session connect dap --adapter lldb-vscode-16 "
-                                 "--launch '{\"program\": \"a.out\"}'")
-            handle = self.relay.connect_dap(adapter=split(o.adapter), launch=_json_option(o.launch, "--launch"),
-                                            attach=_json_option(o.attach, "--attach"), name=o.name)
-            self._adopt(handle)
-            return self._started(handle, False, 10.0) if o.launch else self._stop_result(handle, handle.stop)
+            adapter = split(o.adapter) if o.adapter else None
+            handle = self._adopt(self.relay.connect_dap(
+                adapter=adapter[0] if adapter and len(adapter) == 1 else adapter, host=o.host, port=o.port,
+                launch=_json_option(o.launch, "--launch"), attach=_json_option(o.attach, "--attach"),
+                program=o.target, args=command.target_args, cwd=o.cwd, stop_on_entry=o.stop_on_entry, name=o.name,
+            ))
+            if o.attach:
+                return self._stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
+            return self._started(handle, o.no_wait, o.timeout)
         if not o.target:
             what = "URL" if o.kind == "mycel" else "PROGRAM"
             raise RelayError("invalid_request", f"connect {o.kind} needs a {what}.", "See `%debug_session help`.")

@@ -19,7 +19,8 @@ Start or join a target:
   %debug_session attach (--port P [--host H] | --pid PID) [--name N]
   %debug_session connect mycel URL [--name N]
   %debug_session connect ez PROGRAM [--ez PATH] [--name N]
-  %debug_session connect dap --adapter "CMD ARGS" [--launch JSON | --attach JSON] [--name N]
+  %debug_session connect dap [PROGRAM] [--adapter "CMD ARGS" | NAME] [--host H --port P]
+                        [--launch JSON | --attach JSON] [--stop-on-entry] [--cwd D] [--name N] [-- ARGS...]
 Sessions:    list | use NAME | status | threads | help
 Run:         continue | next | step | out | pause   [--thread T] [--timeout S] [--no-wait]
              wait [--timeout S]
@@ -90,7 +91,8 @@ PARSERS: dict[str, _Parser] = {
                       (("--pid",), {"type": int}), (("--no-just-my-code",), {"action": "store_true"})),
     "connect": _parser("connect", _NAME, (("kind",), {"choices": ("mycel", "ez", "dap")}),
                        (("target",), {"nargs": "?"}), (("--ez",), {"default": "ez"}), (("--adapter",), {}),
-                       (("--launch",), {}), (("--attach",), {}), (("--cwd",), {})),
+                       (("--launch",), {}), (("--attach",), {}), (("--cwd",), {}), (("--host",), {}),
+                       (("--port",), {"type": int}), (("--stop-on-entry",), {"action": "store_true"}), *_WAIT),
     "use": _parser("use", (("name",), {})),
     "where": _parser("where", (("--levels",), {"type": int}), (("--thread",), {"type": int})),
     "frame": _parser("frame", (("index",), {"type": int})),

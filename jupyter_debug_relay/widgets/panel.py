@@ -87,7 +87,7 @@ class DebuggerPanel(widgets.VBox):
         if relay_or_session is None:
             relay, self._owns_relay = Relay(), True
         elif isinstance(relay_or_session, SessionHandle):
-            session, relay, self._owns_relay = relay_or_session, relay_or_session._relay, False
+            session, relay, self._owns_relay = relay_or_session, relay_or_session.relay, False
         elif isinstance(relay_or_session, Relay):
             relay, self._owns_relay = relay_or_session, False
         else:
