@@ -13,6 +13,7 @@ from ..errors import RelayError
 from ..model import StopInfo, Variable
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..relay import Relay, SessionHandle
+from ..text import short_path
 from .parsing import HELP, BpCommand, Command, parse_bp_line, parse_session_line, split
 from .results import (
     BreakpointsResult,
@@ -26,7 +27,6 @@ from .results import (
     ThreadsResult,
     ValueResult,
     VariablesResult,
-    short_path,
 )
 
 log = logging.getLogger(__name__)

@@ -3,44 +3,14 @@
 from __future__ import annotations
 
 import html
-import os
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import RelayError
 from ..model import Breakpoint, Frame, OutputPage, SessionInfo, StopInfo, Thread, Variable
+from ..text import breakpoint_text, short_path, stop_text
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
-
-
-def short_path(path: str | None) -> str:
-    """``path`` relative to the working directory when it lies under it."""
-    if not path:
-        return "?"
-    if not os.path.isabs(path):  # relative already, or not a file at all (flow:orders, ws://...)
-        return path
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
-
-
-def where_text(frame: Frame | None) -> str:
-    if frame is None:
-        return "at an unknown place"
-    function = f" in {frame.name}()" if frame.name else ""  # EZ stops do not name the function
-    return f"at {short_path(frame.path)}:{frame.line}{function}"
-
-
-def stop_text(stop: StopInfo) -> str:
-    """``paused at app.py:12 in compute() — breakpoint 1 [thread 1]``."""
-    reason = stop.reason
-    if stop.breakpoint_ids and reason in ("breakpoint", "function breakpoint"):
-        reason += " " + ", ".join(str(i) for i in stop.breakpoint_ids)
-    if stop.exception is not None:
-        reason = f"exception {stop.exception.type}: {stop.exception.message}"
-    return f"paused {where_text(stop.frame)} — {reason} [thread {stop.thread_id}]"
 
 
 def _e(value: Any) -> str:
@@ -233,29 +203,6 @@ class ThreadsResult(Result):
         lines = [f"{'*' if t.id == current else ' '} {t.id} {t.name}" + (" (stopped)" if t.stopped else "")
                  for t in threads]
         super().__init__("\n".join(lines) or "no threads")
-
-
-def breakpoint_text(bp: Breakpoint) -> str:
-    if bp.kind == "line":
-        where = f"{short_path(bp.path)}:{bp.line}"
-    elif bp.kind == "function":
-        where = f"function {bp.name}"
-    elif bp.kind == "stage":
-        where = f"stage {bp.flow}/{bp.stage}" + (f" rule {bp.rule_index}" if bp.rule_index is not None else "")
-    else:
-        where = f"exceptions {bp.name}"
-    extras = "".join((
-        f" if {bp.condition}" if bp.condition else "",
-        f" hit {bp.hit_condition}" if bp.hit_condition else "",
-        f" log {bp.log_message}" if bp.log_message else "",
-    ))
-    if not bp.enabled:
-        status = "disabled"
-    elif bp.verified:
-        status = "verified"
-    else:
-        status = "not verified" + (f": {bp.message}" if bp.message else " yet (checked when a session starts)")
-    return f"breakpoint {bp.id} at {where}{extras} — {status}"
 
 
 class BreakpointsResult(Result):

@@ -8,31 +8,9 @@ import ipywidgets as widgets
 from traitlets import List
 
 from ..model import Breakpoint
+from ..text import breakpoint_text
 from .format import MONO, esc, short_path
 from .lifecycle import close_children
-
-
-def describe(bp: Breakpoint) -> str:
-    """``#3 line app.py:12 if i == 3 hit >=2 — verified``."""
-    if bp.kind == "line":
-        place = f"{short_path(bp.path)}:{bp.line}"
-    elif bp.kind == "function":
-        place = f"{bp.name}()"
-    elif bp.kind == "stage":
-        place = f"{bp.flow}/{bp.stage}" + (f" rule {bp.rule_index}" if bp.rule_index is not None else "")
-    else:
-        place = bp.name or ""
-    parts = [f"#{bp.id} {bp.kind} {place}"]
-    if bp.condition:
-        parts.append(f"if {bp.condition}")
-    if bp.hit_condition:
-        parts.append(f"hit {bp.hit_condition}")
-    if bp.log_message:
-        parts.append(f"log {bp.log_message!r}")
-    parts.append("— verified" if bp.verified else "— not verified")
-    if bp.message:
-        parts.append(f"({bp.message})")
-    return " ".join(parts)
 
 
 class BreakpointList(widgets.VBox):
@@ -49,7 +27,7 @@ class BreakpointList(widgets.VBox):
     @property
     def lines(self) -> list[str]:
         """The rows as text, as shown."""
-        return [describe(bp) for bp in self.breakpoints]
+        return [breakpoint_text(bp, short_path) for bp in self.breakpoints]
 
     def show(self, breakpoints: list[Breakpoint]) -> None:
         self.breakpoints = list(breakpoints)
@@ -59,7 +37,7 @@ class BreakpointList(widgets.VBox):
             enabled = widgets.Checkbox(value=bp.enabled, indent=False, layout=widgets.Layout(width="28px"))
             enabled.observe(lambda change, bp_id=bp.id: self._on_enable(bp_id, change["new"]), names="value")
             color = "#222" if bp.verified else "#a06000"
-            text = widgets.HTML(f'<span style="{MONO}color:{color}">{esc(describe(bp))}</span>',
+            text = widgets.HTML(f'<span style="{MONO}color:{color}">{esc(breakpoint_text(bp, short_path))}</span>',
                                 layout=widgets.Layout(flex="1"))
             remove = widgets.Button(icon="trash", tooltip=f"remove breakpoint {bp.id}",
                                     layout=widgets.Layout(width="32px"))
