@@ -62,14 +62,17 @@ def _evaluate(session: SessionHandle, expression: str, frame_id: int | None) -> 
 
 def _pull_pickle(session: SessionHandle, expression: str, frame_id: int | None, max_bytes: int) -> Any:
     try:
-        size = int(_evaluate(
+        answer = _evaluate(
             session,
             f"{_STASH}.__setitem__('_jdr_pull', __import__('pickle').dumps(({expression}), 4))"
             f" or len({_STASH}['_jdr_pull'])",
             frame_id,
-        ))
-    except (RelayError, ValueError) as exc:
-        reason = exc.message if isinstance(exc, RelayError) else str(exc)
+        )
+        if not answer.isdigit():  # debugpy answers a failed clipboard evaluation with the exception's repr
+            raise RelayError("invalid_request", answer)
+        size = int(answer)
+    except RelayError as exc:
+        reason = exc.message
         raise RelayError(
             "invalid_request", f"Cannot pickle {expression!r} in the target: {reason}",
             "Pull plain data (lists, dicts, numbers, strings, numpy arrays, DataFrames), or convert it first.",

@@ -212,7 +212,8 @@ def test_unpicklable_pull_and_a_pull_over_the_cap_are_clear_errors(kernel, write
 
 def test_tab_completion_offers_commands_sessions_ids_and_paths(kernel, write):
     write("loop.py", LOOP)
-    assert "next" in kernel.complete("%debug_session ne")
+    assert kernel.complete("%debug_session ne") == ["next"]
+    assert "--session" in kernel.complete("%dbg next --") and "--abs" not in kernel.complete("%dbg next --")
     assert "continue" in kernel.complete("%dbg con")
     kernel.magic("%bp loop.py:4")
     kernel.magic("%dbg launch --name looper --no-wait loop.py")
@@ -315,4 +316,17 @@ def test_the_panel_magic_shows_a_live_widget(kernel, write):
     kernel.magic("%dbg launch app.py")
     cell = kernel.magic("%debug_session panel")
     assert "application/vnd.jupyter.widget-view+json" in cell.results[0]
+    kernel.magic("%dbg stop")
+
+
+def test_pulling_a_missing_name_and_detaching_a_launched_target_say_why(kernel, write):
+    app = write("app.py", APP)
+    kernel.magic(f"%bp app.py:{line_of(app, '# accumulate')}")
+    kernel.magic("%dbg launch app.py")
+    cell = kernel.magic("%dbg pull nosuch")
+    assert cell.text.startswith("error invalid_request: Cannot pickle 'nosuch' in the target: ") and \
+        "name 'nosuch' is not defined" in cell.text, cell.text
+    cell = kernel.magic("%dbg detach")
+    assert cell.text.startswith("error unsupported: A launched target belongs to its session"), cell.text
+    assert kernel.magic("%dbg status").text.endswith("— breakpoint 1 [thread 1]")  # still paused, still ours
     kernel.magic("%dbg stop")

@@ -512,7 +512,8 @@ class DapBackend(Backend):
             raise RelayError("invalid_request", f"{expression!r} failed in the target: {_last_line(exc.message)}",
                              "Fix the expression; it runs in the selected frame of the target.",
                              {"command": "evaluate", "adapter_message": exc.message}) from None
-        return self._variable({"name": expression, **answer}, value_key="result", frame_id=frame_id)
+        return self._variable({"name": expression, "evaluateName": expression, **answer}, value_key="result",
+                              frame_id=frame_id)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         self._need("supportsSetVariable", "setting variables")
@@ -541,7 +542,8 @@ class DapBackend(Backend):
     async def send_input(self, text: str) -> None:
         proc = self.terminal_proc
         if proc is None or proc.stdin is None or proc.returncode is not None:
-            raise RelayError("not_running", "The target has no stdin to write to (it was not started here).")
+            raise RelayError("unsupported", "The target has no stdin to write to: it was not started by this relay.",
+                             "Only targets launched here take input; give an attached process its input yourself.")
         proc.stdin.write(text.encode())
         await proc.stdin.drain()
 
@@ -643,6 +645,10 @@ class DapBackend(Backend):
     # -- ending -----------------------------------------------------------------------------
 
     async def detach(self) -> None:
+        if self.request_kind == "launch":
+            raise RelayError("unsupported", "A launched target belongs to its session and cannot be left running.",
+                             "End it with terminate (`%debug_session stop`); to detach later, start it with "
+                             "`python -m debugpy --listen PORT` and attach by port.")
         self._closing = True  # the adapter may answer a disconnect by closing the connection: that is a success
         try:
             await self.request("disconnect", {"terminateDebuggee": False}, timeout=5)

@@ -165,8 +165,8 @@ class DebugpyBackend(DapBackend):
         if not expr or parent is None or parent.type not in SLICEABLE | {"dict"}:
             return await super().variables(ref, start, count)
         total = int((await self.evaluate(f"len({expr})", frame_id, "watch")).value)
-        if total <= NATIVE_CHILDREN:
-            return await super().variables(ref, start, count)
+        if total <= NATIVE_CHILDREN and start == 0 and count >= total + len(GROUPS):
+            return await super().variables(ref, start, count)  # all of it, with debugpy's groups
         if parent.type == "dict":
             window = f"dict(__import__('itertools').islice(({expr}).items(), {start}, {start + count}))"
         else:

@@ -236,6 +236,8 @@ def plan(
         program = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(program)))
         if request == "launch" and not os.path.exists(program):
             raise RelayError("file_not_found", f"No such program: {program}", details={"path": program})
+        if given and "program" in given:
+            given = {**given, "program": program}  # adapters resolve a relative program against their own cwd
     specs = load()
     spec: AdapterSpec | None = None
     command: list[str] | None = None

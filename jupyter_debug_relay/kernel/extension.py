@@ -7,9 +7,7 @@ from typing import Any
 from ..relay import Relay
 from .comm import CommChannel
 from .commands import Commands
-from .magics import Completer, DebugMagics
-
-MAGIC_NAMES = ("debug_session", "dbg", "bp")
+from .magics import MAGIC_NAMES, Completer, DebugMagics
 
 
 class KernelDebugger:
@@ -21,16 +19,16 @@ class KernelDebugger:
         self.commands = Commands(self.relay, shell.user_ns)
         self.channel = CommChannel(self.relay)
         shell.register_magics(DebugMagics(shell, self.commands))
-        completer = Completer(self.commands)
-        for name in MAGIC_NAMES:
-            words = completer.bp_words if name == "bp" else completer.session_words
-            shell.set_hook("complete_command", lambda _self, event, words=words: words(event), str_key=f"%{name}")
+        self.completer = Completer(self.commands)
+        shell.Completer.custom_matchers.append(self.completer.match)
         if getattr(shell, "kernel", None) is not None:
             self.channel.register()
 
     def unload(self) -> None:
         self.channel.close()
         self.relay.close()
+        if self.completer.match in self.shell.Completer.custom_matchers:
+            self.shell.Completer.custom_matchers.remove(self.completer.match)
         line_magics = self.shell.magics_manager.magics["line"]
         for name in MAGIC_NAMES:
             line_magics.pop(name, None)

@@ -6,12 +6,15 @@ import glob
 import os
 from typing import Any
 
+from IPython.core.completer import SimpleCompletion, context_matcher
 from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
 
 from .commands import Commands
 from .parsing import BP_COMMANDS, HELP, SESSION_COMMANDS
 
-SESSION_OPTIONS = ("--session", "--timeout", "--no-wait", "--thread")
+SESSION_OPTIONS = ("--session", "--timeout", "--no-wait", "--thread", "--name", "--scope", "--start", "--count",
+                   "--since", "--tail", "--levels", "--as")
+MAGIC_NAMES = ("debug_session", "dbg", "bp")
 
 
 @magics_class
@@ -41,34 +44,43 @@ class DebugMagics(Magics):
 
 
 class Completer:
-    """Offers subcommands, session names, breakpoint ids and file paths to IPython's completion."""
+    """An IPython matcher for our magic lines: subcommands, options, session names, breakpoint ids, paths.
+
+    On a line of ours it suppresses IPython's other matchers (Python names make no sense there).
+    """
 
     def __init__(self, commands: Commands) -> None:
         self.commands = commands
 
-    def session_words(self, event: Any) -> list[str]:
-        words = event.line.split()
-        typing_new = event.line.endswith(" ")
-        position = len(words) - (0 if typing_new else 1)
-        previous = words[position - 1] if position >= 1 else ""
-        if position <= 1:
-            return list(SESSION_COMMANDS)
-        if previous in ("--session", "use"):
-            return self._session_names()
-        if event.symbol.startswith("-"):
-            return list(SESSION_OPTIONS)
-        return _paths(event.symbol)
+    @context_matcher()
+    def match(self, context: Any) -> dict[str, Any]:
+        line = context.text_until_cursor
+        words = line.split()
+        if not words or words[0].lstrip("%") not in MAGIC_NAMES or line.lstrip().startswith("%%"):
+            return {"completions": []}
+        word = "" if line.endswith((" ", "\t")) else words[-1]
+        done = words[1:] if not word else words[1:-1]  # the complete words after the magic's name
+        offer = self.bp_words(done, word) if words[0].lstrip("%") == "bp" else self.session_words(done, word)
+        return {"completions": [SimpleCompletion(text) for text in offer if text.startswith(word)],
+                "matched_fragment": word, "suppress": True}
 
-    def bp_words(self, event: Any) -> list[str]:
-        words = event.line.split()
-        position = len(words) - (0 if event.line.endswith(" ") else 1)
-        if position <= 1:
-            return list(BP_COMMANDS) + _paths(event.symbol)
-        if words[1] in ("rm", "disable", "enable"):
+    def session_words(self, done: list[str], word: str) -> list[str]:
+        if not done:
+            return list(SESSION_COMMANDS)
+        if done[-1] in ("--session", "use"):
+            return self._session_names()
+        if word.startswith("-"):
+            return list(SESSION_OPTIONS)
+        return _paths(word)
+
+    def bp_words(self, done: list[str], word: str) -> list[str]:
+        if not done:
+            return list(BP_COMMANDS) + _paths(word)
+        if done[0] in ("rm", "disable", "enable"):
             return [str(bp.id) for bp in self.commands.relay.breakpoints.list()]
-        if words[1] == "exceptions":
+        if done[0] == "exceptions":
             return ["raised", "uncaught", "none"]
-        return _paths(event.symbol)
+        return _paths(word)
 
     def _session_names(self) -> list[str]:
         names = []

@@ -37,7 +37,8 @@ Every command takes --session NAME to address another session than the current o
 %bp list | rm ID... | clear [FILE] | disable ID | enable ID
 
 Examples:
-  %bp app.py:12 if order["total"] == 0 hit >=2
+  %bp app.py:12 if order["total"] == 0
+  %bp app.py:15 hit >=2
   %bp app.py:20 log total is {total}
   %debug_session launch "my app.py" -- --input data.csv
   %debug_session launch -m pytest -- -x tests/test_a.py::test_one

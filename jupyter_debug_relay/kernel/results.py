@@ -119,7 +119,7 @@ class VariablesResult(Result):
     def __init__(self, title: str, variables: list[Variable], start: int = 0, total: int | None = None) -> None:
         self.title, self.variables, self.start = title, variables, start
         self.total = total if total is not None else len(variables)
-        lines = [f"{v.name} = {v.value}" + (f"  ({v.type})" if v.type else "") for v in variables
+        lines = [f"{v.name} = {_one_line(v.value)}" + (f"  ({v.type})" if v.type else "") for v in variables
                  if not _is_group(v)]
         shown_to = start + len(variables)
         if start or shown_to < self.total:
@@ -145,6 +145,12 @@ class VariablesResult(Result):
         )
         more = f"<div><i>{self.start}–{self.start + len(self.variables)} of {self.total}</i></div>"
         return f"<div><b>{_e(self.title)}</b></div><table>{rows}</table>{more}"
+
+
+def _one_line(value: str, limit: int = 200) -> str:
+    """A value as one line of text: its first line, cut at ``limit``; the HTML shows it whole."""
+    first = value.split("\n", 1)[0]
+    return first[:limit] + " …" if len(first) > limit or first != value else first
 
 
 def _is_group(var: Variable) -> bool:
@@ -181,7 +187,7 @@ def _state(info: SessionInfo) -> str:
     if info.state == "paused" and info.stop is not None:
         return stop_text(info.stop)
     if info.state == "terminated":
-        return f"exited with code {info.exit_code}"
+        return "ended" if info.exit_code is None else f"exited with code {info.exit_code}"  # detached: no code
     if info.state == "failed" and info.error:
         return f"failed: {info.error.get('code')}"
     return info.state
