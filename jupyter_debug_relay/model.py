@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,15 +11,25 @@ from typing import Any
 SESSION_STATES = ("created", "launching", "running", "paused", "terminated", "failed")
 
 
+_LEAVES = (str, int, float, bool, type(None))
+
+
 def as_dict(obj: Any) -> Any:
     """A JSON-ready copy of a model object (dataclasses, lists and dicts of them)."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: as_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, (list, tuple)):
-        return [as_dict(x) for x in obj]
+    if isinstance(obj, _LEAVES):
+        return obj
     if isinstance(obj, dict):
         return {k: as_dict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [as_dict(x) for x in obj]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {name: as_dict(getattr(obj, name)) for name in _field_names(type(obj))}
     return obj
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 @dataclass
