@@ -24,7 +24,12 @@ def short_path(path: str | None) -> str:
 def where_text(frame: Frame | None) -> str:
     if frame is None:
         return "at an unknown place"
-    function = f" in {frame.name}()" if frame.name else ""  # EZ stops do not name the function
+    if not frame.name:  # EZ stops do not name the function
+        function = ""
+    elif frame.name.isidentifier() or frame.name.startswith("<"):
+        function = f" in {frame.name}()"
+    else:  # not a function: a Mycel rule, an lldb frame with its signature ...
+        function = f" in {frame.name}"
     return f"at {short_path(frame.path)}:{frame.line}{function}"
 
 

@@ -36,6 +36,7 @@ BREAKPOINT_OPTIONS = (  # Breakpoint field, DAP key, the capability it needs, wh
     ("hit_condition", "hitCondition", "supportsHitConditionalBreakpoints", "hit conditions"),
     ("log_message", "logMessage", "supportsLogPoints", "logpoints"),
 )
+TERMINAL_ONLY = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS")  # set by Jupyter kernels for their own output
 OUTPUT_CATEGORIES = {"stdout": "stdout", "stderr": "stderr", "console": "console", "important": "console"}
 
 
@@ -327,7 +328,8 @@ class DapBackend(Backend):
         raise RelayError("unsupported", f"The relay does not answer the reverse request {command!r}.")
 
     async def _run_in_terminal(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        env = dict(os.environ)
+        # The target writes to pipes, not to a terminal: colours forced on for the kernel do not apply.
+        env = {key: value for key, value in os.environ.items() if key not in TERMINAL_ONLY}
         for key, value in (arguments.get("env") or {}).items():
             if value is None:
                 env.pop(key, None)

@@ -1,1 +1,1 @@
-"""Examples shipped with the package: a demo Mycel runtime to debug without a real service."""
+"""Example programs with real bugs, debugged by the demo, the notebooks and the docs; and a demo Mycel runtime."""
