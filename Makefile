@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test docs bench lint clean
+.PHONY: setup demo lab test docs bench lint clean
 
 setup: $(STAMP)
 
@@ -17,6 +17,9 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/jupyter-debug-relay demo
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ip=127.0.0.1 notebooks/01-quickstart.ipynb
 
 test: $(STAMP)
 	$(BIN)/ruff check .
