@@ -17,25 +17,30 @@ RUN_MARK = f"JUPYTER_DEBUG_RELAY_TEST_RUN={os.getpid()}".encode()
 os.environ["JUPYTER_DEBUG_RELAY_TEST_RUN"] = str(os.getpid())  # inherited by every process the tests start
 
 
-def debug_processes() -> dict[int, str]:
-    """Debug processes started by this test run (they carry its mark in their environment)."""
+def marked_processes() -> dict[int, str]:
+    """Live processes started by this test run (they carry its mark in their environment), except this one."""
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
             with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
             with open(f"/proc/{entry}/environ", "rb") as f:
                 if RUN_MARK not in f.read().split(b"\0"):
                     continue
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                found[int(entry)] = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if state != "Z" and any(m in cmd for m in MARKERS) and "pytest" not in cmd:
-            found[int(entry)] = cmd
     return found
+
+
+def debug_processes() -> dict[int, str]:
+    """The debug adapters and targets among the marked processes."""
+    return {pid: cmd for pid, cmd in marked_processes().items()
+            if any(m in cmd for m in MARKERS) and "pytest" not in cmd}
 
 
 @pytest.fixture(autouse=True)
@@ -43,11 +48,13 @@ def no_leftover_processes():
     """Fail a test that leaves a debug adapter or target running (and kill what it left)."""
     before = set(debug_processes())
     yield
-    deadline = time.monotonic() + 5
-    while True:
-        left = {pid: cmd for pid, cmd in debug_processes().items() if pid not in before}
-        if not left or time.monotonic() > deadline:
-            break
+    assert_none_left(debug_processes, before, 5.0)
+
+
+def assert_none_left(find, before: set[int], seconds: float) -> None:
+    """Wait up to ``seconds`` for processes ``find()`` lists (and ``before`` did not) to end; kill and fail if not."""
+    deadline = time.monotonic() + seconds
+    while (left := {pid: cmd for pid, cmd in find().items() if pid not in before}) and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid in left:
         try:

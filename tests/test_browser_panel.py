@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_debug_relay.demo import example_path, line_of
-from tests.conftest import RUN_MARK
+from tests.conftest import assert_none_left, marked_processes
 
 CHROMIUM = "/usr/bin/chromium"
 HERE = Path(__file__).parent
@@ -30,26 +30,6 @@ pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent (apt-get install chromium)"),
     pytest.mark.timeout(300),
 ]
-
-
-def marked_processes() -> dict[int, str]:
-    """Live processes started by this test run (kernel, adapter, target...), except this one."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    continue
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if RUN_MARK not in f.read().split(b"\0"):
-                    continue
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                found[int(entry)] = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-    return found
 
 
 def free_port() -> int:
@@ -141,16 +121,7 @@ def lab(tmp_path):
         yield server
     finally:
         server.stop()
-        deadline = time.monotonic() + 20
-        while (left := {p: c for p, c in marked_processes().items() if p not in before}) \
-                and time.monotonic() < deadline:
-            time.sleep(0.2)
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        assert not left, f"processes left behind: {left}"
+        assert_none_left(marked_processes, before, 20.0)
 
 
 def test_panel_renders_steps_and_expands_in_jupyterlab(lab):

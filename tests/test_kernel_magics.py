@@ -25,6 +25,15 @@ while True:
 """
 
 
+@pytest.fixture
+def paused(kernel, write) -> str:
+    """APP launched in the kernel and paused at its accumulate line; returns its path."""
+    app = write("app.py", APP)
+    kernel.magic(f"%bp app.py:{line_of(app, '# accumulate')}")
+    assert "paused at" in kernel.magic("%dbg launch app.py").text
+    return app
+
+
 def alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -297,10 +306,7 @@ def test_attach_by_port_from_a_magic_and_detach_leaves_it_running(kernel, write)
         target.wait(5)
 
 
-def test_a_failing_expression_is_one_line_naming_the_exception(kernel, write):
-    app = write("app.py", APP)
-    kernel.magic(f"%bp app.py:{line_of(app, '# accumulate')}")
-    kernel.magic("%dbg launch app.py")
+def test_a_failing_expression_is_one_line_naming_the_exception(kernel, paused):
     assert kernel.magic("%dbg eval 1/0").text == (
         "error invalid_request: '1/0' failed in the target: ZeroDivisionError: division by zero "
         "Hint: Fix the expression; it runs in the selected frame of the target.")
@@ -310,19 +316,13 @@ def test_a_failing_expression_is_one_line_naming_the_exception(kernel, write):
     kernel.magic("%dbg stop")
 
 
-def test_the_panel_magic_shows_a_live_widget(kernel, write):
-    app = write("app.py", APP)
-    kernel.magic(f"%bp app.py:{line_of(app, '# accumulate')}")
-    kernel.magic("%dbg launch app.py")
+def test_the_panel_magic_shows_a_live_widget(kernel, paused):
     cell = kernel.magic("%debug_session panel")
     assert "application/vnd.jupyter.widget-view+json" in cell.results[0]
     kernel.magic("%dbg stop")
 
 
-def test_pulling_a_missing_name_and_detaching_a_launched_target_say_why(kernel, write):
-    app = write("app.py", APP)
-    kernel.magic(f"%bp app.py:{line_of(app, '# accumulate')}")
-    kernel.magic("%dbg launch app.py")
+def test_pulling_a_missing_name_and_detaching_a_launched_target_say_why(kernel, paused):
     cell = kernel.magic("%dbg pull nosuch")
     assert cell.text.startswith("error invalid_request: Cannot pickle 'nosuch' in the target: ") and \
         "name 'nosuch' is not defined" in cell.text, cell.text
