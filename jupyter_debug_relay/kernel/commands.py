@@ -348,20 +348,20 @@ class Commands:
     # -- %bp --------------------------------------------------------------------------------
 
     def bp_line(self, command: BpCommand) -> BreakpointsResult:
-        path = os.path.expanduser(command.path or "")
+        path = os.path.expanduser(command.spec.path or "")
         return BreakpointsResult([self.relay.breakpoints.add(
-            path, command.line, condition=command.condition, hit_condition=command.hit_condition,
-            log_message=command.log_message)])
+            path, command.spec.line, condition=command.spec.condition, hit_condition=command.spec.hit_condition,
+            log_message=command.spec.log_message)])
 
     def bp_func(self, command: BpCommand) -> BreakpointsResult:
-        return BreakpointsResult([self.relay.breakpoints.add_function(command.name, command.condition)])
+        return BreakpointsResult([self.relay.breakpoints.add_function(command.spec.name, command.spec.condition)])
 
     def bp_stage(self, command: BpCommand) -> BreakpointsResult:
         return BreakpointsResult([self.relay.breakpoints.add_stage(
-            command.flow, command.stage, command.rule_index, command.condition)])
+            command.spec.flow, command.spec.stage, command.spec.rule_index, command.spec.condition)])
 
     def bp_exceptions(self, command: BpCommand) -> Result:
-        return Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.name)}")
+        return Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.spec.name)}")
 
     def bp_list(self, command: BpCommand) -> BreakpointsResult:
         return BreakpointsResult(self.relay.breakpoints.list(),
@@ -375,7 +375,7 @@ class Commands:
         return Result("removed breakpoint " + ", ".join(str(i) for i in command.ids))
 
     def bp_clear(self, command: BpCommand) -> Result:
-        gone = self.relay.breakpoints.clear(command.path)
+        gone = self.relay.breakpoints.clear(command.spec.path)
         return Result(f"removed {len(gone)} breakpoint{'s' if len(gone) != 1 else ''}")
 
     def bp_disable(self, command: BpCommand) -> BreakpointsResult:

@@ -8,6 +8,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from ..errors import RelayError
+from ..model import Breakpoint
 
 HELP = """\
 %debug_session (alias %dbg) — debug another program from this kernel.
@@ -176,18 +177,10 @@ def _parse_raw(verb: str, rest: str) -> Command:
 
 @dataclass
 class BpCommand:
-    """A parsed ``%bp`` line."""
+    """A parsed ``%bp`` line: the verb, the breakpoint it describes (id 0, not yet added), the ids it names."""
 
     verb: str  # line | func | exceptions | stage | list | rm | clear | disable | enable
-    path: str | None = None
-    line: int | None = None
-    name: str | None = None
-    condition: str | None = None
-    hit_condition: str | None = None
-    log_message: str | None = None
-    flow: str | None = None
-    stage: str | None = None
-    rule_index: int | None = None
+    spec: Breakpoint = field(default_factory=lambda: Breakpoint(id=0, kind="line"))
     ids: list[int] = field(default_factory=list)
 
 
@@ -247,7 +240,7 @@ def parse_bp_line(line: str) -> BpCommand:
         if first == "list":
             return BpCommand("list")
         if first == "clear":
-            return BpCommand("clear", path=words[0] if words else None)
+            return BpCommand("clear", Breakpoint(id=0, kind="line", path=words[0] if words else None))
         ids = _ids(words, first)
         if first != "rm" and len(ids) != 1:
             raise RelayError("invalid_request", f"`%bp {first}` takes one breakpoint id.")
@@ -256,7 +249,7 @@ def parse_bp_line(line: str) -> BpCommand:
         words = split(rest)
         if len(words) != 1 or words[0] not in ("raised", "uncaught", "none"):
             raise RelayError("invalid_request", "Usage: %bp exceptions raised|uncaught|none.")
-        return BpCommand("exceptions", name=words[0])
+        return BpCommand("exceptions", Breakpoint(id=0, kind="exception", name=words[0]))
     head, clauses = _clauses(text, _STAGE_CLAUSES if first == "stage" else _LINE_CLAUSES)
     condition = clauses.get("if") or None
     if "if" in clauses and not condition:
@@ -265,7 +258,7 @@ def parse_bp_line(line: str) -> BpCommand:
         words = split(head)[1:]
         if len(words) != 1:
             raise RelayError("invalid_request", "Usage: %bp func NAME [if CONDITION].")
-        return BpCommand("func", name=words[0], condition=condition)
+        return BpCommand("func", Breakpoint(id=0, kind="function", name=words[0], condition=condition))
     if first == "stage":
         words = split(head)[1:]
         if len(words) != 2:
@@ -275,7 +268,8 @@ def parse_bp_line(line: str) -> BpCommand:
             rule_index = int(rule) if rule is not None else None
         except ValueError:
             raise RelayError("invalid_request", f"`rule` takes a rule index, not {rule!r}.") from None
-        return BpCommand("stage", flow=words[0], stage=words[1], rule_index=rule_index, condition=condition)
+        return BpCommand("stage", Breakpoint(id=0, kind="stage", flow=words[0], stage=words[1], rule_index=rule_index,
+                                             condition=condition))
     words = split(head)
     if len(words) != 1 or ":" not in words[0]:
         raise RelayError("invalid_request", f"Cannot read {head!r} as FILE:LINE.",
@@ -286,5 +280,6 @@ def parse_bp_line(line: str) -> BpCommand:
     except ValueError:
         raise RelayError("invalid_line", f"{number!r} is not a line number.", "Write FILE:LINE, e.g. app.py:12.") \
             from None
-    return BpCommand("line", path=path, line=line_number, condition=condition,
-                     hit_condition=clauses.get("hit") or None, log_message=clauses.get("log") or None)
+    return BpCommand("line", Breakpoint(id=0, kind="line", path=path, line=line_number, condition=condition,
+                                        hit_condition=clauses.get("hit") or None,
+                                        log_message=clauses.get("log") or None))
