@@ -101,6 +101,8 @@ def test_logpoint_text_arrives_as_output_without_stopping(relay, write):
     text = session.output().text
     assert "work got 0\n" in text and "work got 9\n" in text
     assert text.index("work got 3") < text.index("work got 4")
+    logged = {c.category for c in session.output().chunks if "work got" in c.text}
+    assert logged == {"console"}  # apart from the program's own stdout, as in a debug console
 
 
 def test_function_breakpoint(relay, write):

@@ -218,6 +218,11 @@ def test_attach_by_port_breaks_inspects_and_detach_leaves_target_running(relay, 
         bp = relay.breakpoints.add(service, line_of(service, marker))
         stop = session.wait_for_stop(10)
         assert stop.frame.line == bp.line
+        session.evaluate("print('hello from the service')")
+        deadline = time.monotonic() + 5
+        while "hello from the service" not in session.output().text:  # its output reaches us through debugpy
+            assert time.monotonic() < deadline, session.output().text
+            time.sleep(0.05)
         first = int(session.evaluate("counter").value)
         session.continue_()  # the loop comes round to the breakpoint again
         assert int(session.evaluate("counter").value) == first + 1

@@ -103,14 +103,16 @@ class DebugpyBackend(DapBackend):
                             just_my_code=just_my_code, subprocess=subprocess)
         common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
                   "redirectOutput": False}
-        if port is not None:
+        if port is not None:  # an attached process's output reaches us only through debugpy
             super().__init__(events, host=host, port=port, request="attach",
-                             config={**common, **(attach_config or {})}, request_timeout=request_timeout,
+                             config={**common, "redirectOutput": True, **(attach_config or {})},
+                             request_timeout=request_timeout,
                              adapter_id="debugpy")
             self.target = f"{host}:{port}"
         elif pid is not None:
             super().__init__(events, adapter=ADAPTER, request="attach",
-                             config={**common, "processId": pid}, request_timeout=request_timeout,
+                             config={**common, "redirectOutput": True, "processId": pid},
+                             request_timeout=request_timeout,
                              adapter_id="debugpy")
             self.target = f"pid {pid}"
             self.attach_pid = pid
@@ -180,6 +182,11 @@ class DebugpyBackend(DapBackend):
             else:
                 var.name, var.evaluate_name = str(start + offset), f"{expr}[{start + offset}]"
         return VariablePage(items=items, start=start, total=total)
+
+    def _event_output(self, body: dict[str, Any]) -> None:
+        if self.request_kind == "launch" and body.get("category") in ("stdout", "stderr"):
+            body = {**body, "category": "console"}  # the program writes to our pipes: this is a logpoint's text
+        super()._event_output(body)
 
     async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """debugpy's ``startDebugging``: attach a child backend to the subprocess it announced."""
