@@ -98,6 +98,7 @@ def test_the_quickstart_sequence_reads_like_a_debugger(kernel, tmp_path, write):
     assert kernel.magic("%dbg list").text == "* s1  s1  debugpy  exited with code 3  app.py"
     result = kernel.magic("_r = %dbg next\nprint(_r.error.code, _r.ok)")
     assert result.streams.strip() == "target_exited False"
+    assert kernel.magic("%dbg stop").text == "s1 had already ended (exit code 3)"
 
 
 def test_result_objects_carry_the_data(kernel, write):

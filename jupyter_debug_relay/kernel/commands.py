@@ -326,9 +326,12 @@ class Commands:
 
     def do_stop(self, command: Command) -> Result:
         handle = self.session(command.options.session)
-        handle.terminate()
-        code = handle.exit_code
-        return Result(f"{handle.name} stopped" + (f" (exit code {code})" if code is not None else ""))
+        if handle.state in ("terminated", "failed"):
+            code = handle.exit_code
+            handle.terminate()  # closes what is left of it
+            return Result(f"{handle.name} had already ended" + (f" (exit code {code})" if code is not None else ""))
+        handle.terminate()  # the code of a killed target means nothing to the user: it is not shown
+        return Result(f"{handle.name} stopped")
 
     def do_detach(self, command: Command) -> Result:
         handle = self.session(command.options.session)
