@@ -181,6 +181,8 @@ def test_restart_starts_the_target_again_with_the_same_breakpoints(relay, write)
     again = session.wait_for_stop(10)
     assert again.frame.line == first.frame.line
     assert session.evaluate("total").value == "0"
+    marks = [c for c in session.output().chunks if c.category == "console"]
+    assert [c.text for c in marks] == [f"--- {session.name} restarted ---\n"]  # where the new run's output begins
 
 
 def _free_port() -> int:

@@ -202,6 +202,7 @@ def test_output_stderr_apart_watch_evaluate_and_copy(relay, app, panels):
     relay.breakpoints.clear()
     panel.toolbar.buttons["Continue"].click()
     wait_until(lambda: "result 3" in panel.output.stdout, what="the last output")
+    wait_until(lambda: panel.watch.values == {}, what="the watches to empty once the target has ended")
 
 
 FLOOD = """

@@ -121,6 +121,7 @@ class Session(BackendEvents):
         await self.backend.terminate()
         self.backend = self.factory(self)
         self.stop, self.exit_code, self.error = None, None, None
+        self.on_output("console", f"--- {self.name} restarted ---\n")  # where the new run's output begins
         await self.start()
 
     async def terminate(self) -> None:

@@ -216,6 +216,8 @@ class DebuggerPanel(widgets.VBox):
             self.stack.clear()
             self.variables.clear()
             self.source.current_line = 0
+            if info.state in ENDED:  # a running target keeps the last stop's watch values; an ended one has none
+                self.watch.values = {}
             return
         self._thread_id = info.stop.thread_id
         self._show_thread(info.stop.thread_id, session.threads())
