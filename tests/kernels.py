@@ -39,6 +39,7 @@ class Cell:
     streams: str = ""
     error: dict[str, Any] | None = None
     elapsed: float = 0.0
+    pages: list[str] = field(default_factory=list)  # what `?` and friends send to the pager
 
     @property
     def text(self) -> str:
@@ -99,7 +100,9 @@ class Kernel:
         while reply["parent_header"].get("msg_id") != msg_id:
             reply = self.client.get_shell_msg(timeout=timeout)
         assert done.wait(timeout), f"no idle status after {code!r}"
-        cell = Cell(status=reply["content"]["status"], elapsed=time.perf_counter() - started)
+        cell = Cell(status=reply["content"]["status"], elapsed=time.perf_counter() - started,
+                    pages=[p["data"].get("text/plain", "") for p in reply["content"].get("payload", [])
+                           if p.get("source") == "page"])
         with self._lock:
             messages = self._outputs.pop(msg_id, [])
             self._idle.pop(msg_id, None)

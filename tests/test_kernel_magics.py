@@ -236,7 +236,7 @@ def test_tab_completion_offers_commands_sessions_ids_and_paths(kernel, write):
 def test_help_and_question_mark_show_the_grammar(kernel):
     assert "%debug_session launch [--name N]" in kernel.magic("%debug_session help").text
     page = kernel.run("%debug_session?")
-    assert page.status == "ok"
+    assert page.status == "ok" and "%bp FILE:LINE [if CONDITION]" in "".join(page.pages)
 
 
 def test_a_flooding_target_leaves_the_kernel_responsive(kernel, write):
