@@ -87,3 +87,15 @@ def test_a_c_program_through_the_magics_with_lldb(kernel, tmp_path):
         assert sorted(kernel.magic("%dbg output").text.splitlines()) == ["squares done", "total=14"]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("fault", ["garbage", "oversized"])
+def test_a_peer_that_breaks_its_protocol_is_a_one_line_protocol_error(kernel, fault):
+    runtime = start_peer(fault=fault)
+    try:
+        cell = kernel.magic(f"%dbg connect mycel {runtime.url}")
+        assert cell.text.startswith("error protocol_error: "), cell.text
+        assert len(cell.text.splitlines()) == 1 and " Hint: " in cell.text
+        assert kernel.magic("%dbg list").text.endswith(f"failed: protocol_error  {runtime.url}")
+    finally:
+        runtime.stop()

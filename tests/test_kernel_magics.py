@@ -197,6 +197,7 @@ def test_breakpoint_kinds_and_management(kernel, write):
     ("%dbg launch app.py --timeout", "invalid_request"),
     ('%bp "app.py:3', "invalid_request"),
     ("%dbg connect dap --adapter ./no-such-adapter", "connection_failed"),
+    ("%dbg launch --python /bin/false app.py", "adapter_failed"),
 ])
 def test_every_bad_input_is_one_line_with_a_code_and_a_hint(kernel, write, line, code):
     write("app.py", APP)

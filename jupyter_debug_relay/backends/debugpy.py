@@ -65,10 +65,14 @@ async def check_interpreter(python: str) -> None:
         proc.kill()
         raise RelayError("timeout", f"The interpreter {python!r} did not answer within 30 s.") from None
     if proc.returncode != 0:
-        raise RelayError(
-            "adapter_failed", f"The interpreter {python!r} has no debugpy.",
-            f"Install it there: {python} -m pip install debugpy", {"path": python, "stderr": err.decode()[-500:]},
-        )
+        stderr = err.decode(errors="replace")
+        details = {"path": python, "stderr": stderr[-500:]}
+        if "debugpy" in stderr:
+            raise RelayError("adapter_failed", f"The interpreter {python!r} has no debugpy.",
+                             f"Install it there: {python} -m pip install debugpy", details)
+        raise RelayError("adapter_failed", f"{python!r} did not run as a Python interpreter (exit code "
+                         f"{proc.returncode}).", "Give the path of a Python interpreter, e.g. .venv/bin/python.",
+                         details)
 
 
 class DebugpyBackend(DapBackend):
