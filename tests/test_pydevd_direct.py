@@ -1,0 +1,207 @@
+"""Launched Python targets talking DAP straight to the relay (no debugpy adapter), against real debugpy targets."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from conftest import line_of
+
+from jupyter_debug_relay import RelayError
+from jupyter_debug_relay.backends.pydevd_direct import PydevdDirectBackend
+
+PROGRAM = """
+import sys
+
+def scale(x, factor):
+    y = x * factor  # body
+    return y
+
+def fail(value):
+    raise ValueError(f"bad value {value}")  # raise
+
+print("out line")
+print("err line", file=sys.stderr)
+name = input()
+totals = [scale(i, 2) for i in range(5)]  # loop
+try:
+    {}["missing"]  # caught
+except KeyError:
+    pass
+print("hello", name, totals)
+if len(sys.argv) > 1:
+    fail(42)
+sys.exit(7)
+"""
+
+
+def launch(relay, program=None, **options):
+    return relay.start(lambda events: PydevdDirectBackend(events, program=program, **options))
+
+
+def children_of(pid: int) -> list[str]:
+    """Command lines of the direct children of ``pid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) != pid:
+                        continue
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    found.append(f.read().replace(b"\0", b" ").decode())
+            except OSError:
+                continue
+    return found
+
+
+def test_breakpoint_inspect_evaluate_step_continue_and_exit_code(relay, write):
+    app = write("app.py", PROGRAM)
+    bp = relay.breakpoints.add(app, line_of(app, "# body"), condition="x == 3")
+    session = launch(relay, app)
+    session.send_input("ada\n")
+    stop = session.wait_for_stop(15)
+    assert (stop.reason, stop.frame.name, stop.frame.line, stop.breakpoint_ids) == (
+        "breakpoint", "scale", bp.line, [bp.id])
+    assert not any("debugpy.adapter" in cmd for cmd in children_of(os.getpid()))
+    assert [f.name for f in session.stack()][:2] == ["scale", "<listcomp>"]
+    locals_ = next(s for s in session.scopes() if s.name == "Locals")
+    values = {v.name: v.value for v in session.variables(locals_.ref).items}
+    assert values["x"] == "3" and values["factor"] == "2"
+    assert session.evaluate("x * factor + 1").value == "7"
+    with pytest.raises(RelayError) as info:
+        session.evaluate("undefined_name")
+    assert info.value.code == "invalid_request" and "undefined_name" in info.value.message
+    stop = session.next()
+    assert stop.reason == "step" and stop.frame.line == bp.line + 1
+    assert session.evaluate("y").value == "6"
+    relay.breakpoints.remove(bp.id)
+    session.continue_(wait=False)
+    with pytest.raises(RelayError) as info:
+        session.wait_for_stop(15)
+    assert info.value.code == "target_exited"
+    assert session.exit_code == 7
+    chunks = session.output().chunks
+    assert "".join(c.text for c in chunks if c.category == "stdout") == "out line\nhello ada [0, 2, 4, 6, 8]\n"
+    assert "".join(c.text for c in chunks if c.category == "stderr") == "err line\n"
+
+
+def test_logpoint_hit_condition_and_set_variable(relay, write):
+    app = write("app.py", PROGRAM)
+    relay.breakpoints.add(app, line_of(app, "# body"), log_message="scale got {x}")
+    hit = relay.breakpoints.add(app, line_of(app, "# body") + 1, hit_condition="2")
+    session = launch(relay, app)
+    session.send_input("bob\n")
+    stop = session.wait_for_stop(15)
+    assert stop.breakpoint_ids == [hit.id] and session.evaluate("x").value == "1"
+    locals_ = next(s for s in session.scopes() if s.name == "Locals")
+    assert session.set_variable(locals_.ref, "y", "100").value == "100"
+    assert "factor" in session.completions("fac")
+    relay.breakpoints.remove(hit.id)
+    session.continue_(wait=False)
+    with pytest.raises(RelayError):
+        session.wait_for_stop(15)
+    text = session.output().text
+    assert "scale got 0\n" in text and "scale got 4\n" in text
+    assert "hello bob [0, 100, 4, 6, 8]" in text
+    assert {c.category for c in session.output().chunks if "scale got" in c.text} == {"console"}
+
+
+def test_exception_breakpoints_raised_and_uncaught(relay, write):
+    app = write("app.py", PROGRAM)
+    relay.breakpoints.exceptions("raised")
+    session = launch(relay, app)
+    session.send_input("x\n")
+    stop = session.wait_for_stop(15)
+    assert stop.reason == "exception" and stop.frame.line == line_of(app, "# caught")
+    assert stop.exception.type == "KeyError"
+    session.terminate()
+    relay.breakpoints.exceptions("uncaught")
+    session = launch(relay, app, args=["fail"])
+    session.send_input("x\n")
+    stop = session.wait_for_stop(15)
+    assert stop.frame.line == line_of(app, "# raise")
+    assert stop.exception.type == "ValueError" and stop.exception.message == "bad value 42"
+    assert "ValueError: bad value 42" in stop.exception.traceback
+
+
+def test_stop_on_entry_just_my_code_and_no_boot_frames(relay, write):
+    app = write("lib_call.py", """
+        import json
+        data = json.dumps({"a": 1})  # call
+        print(data)
+    """)
+    session = launch(relay, app, stop_on_entry=True)
+    stop = session.wait_for_stop(15)
+    assert stop.reason == "entry" and stop.frame.path == app and stop.frame.line == 1
+    assert all("_nodelay_boot" not in (f.path or "") for f in session.stack())
+    session.next()
+    stop = session.step_in()  # json is not the user's code: stepping in goes over it
+    assert stop.frame.path == app and stop.frame.line == line_of(app, "# call") + 1
+    session.terminate()
+    session = launch(relay, app, stop_on_entry=True, just_my_code=False)
+    session.wait_for_stop(15)
+    session.next()
+    stop = session.step_in()
+    assert stop.frame.path.endswith(os.path.join("json", "__init__.py"))
+    session.terminate()
+
+
+def test_pause_a_busy_target(relay, write):
+    app = write("spin.py", """
+        import time
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.001)  # spin
+    """)
+    session = launch(relay, app)
+    time.sleep(0.3)
+    stop = session.pause()
+    assert stop.reason == "pause" and session.stack()
+    session.terminate()
+    assert session.state == "terminated"
+
+
+def test_module_launch_args_env_and_cwd(relay, write, tmp_path):
+    write("pkg/__init__.py", "")
+    write("pkg/__main__.py", """
+        import os, sys
+        print(os.environ["GREETING"], os.getcwd(), sys.argv[1:])
+    """)
+    session = relay.start(lambda events: PydevdDirectBackend(
+        events, module="pkg", args=["-v", "two words"], cwd=str(tmp_path), env={"GREETING": "hi"}))
+    with pytest.raises(RelayError):
+        session.wait_for_stop(15)
+    assert session.exit_code == 0
+    assert session.output().text == f"hi {tmp_path} ['-v', 'two words']\n"
+
+
+def test_a_target_that_ends_before_debugpy_connects_says_so(relay, write, tmp_path):
+    app = write("app.py", PROGRAM)
+    write("site_dir/sitecustomize.py", "import os; os._exit(5)")
+    env = {"PYTHONPATH": str(tmp_path / "site_dir")}
+    with pytest.raises(RelayError) as info:
+        relay.start(lambda events: PydevdDirectBackend(events, program=app, env=env))
+    assert info.value.code == "adapter_failed" and "exited with code 5" in info.value.message
+
+
+def test_attach_and_subprocesses_are_refused_plainly(relay, write):
+    app = write("app.py", PROGRAM)
+    for options in ({"port": 5678}, {"pid": os.getpid()}, {"program": app, "subprocess": True}):
+        with pytest.raises(RelayError) as info:
+            relay.start(lambda events, options=options: PydevdDirectBackend(events, **options))
+        assert info.value.code in ("invalid_request", "unsupported")
+
+
+def test_killed_target_ends_the_session_with_its_signal(relay, write):
+    app = write("app.py", PROGRAM)
+    relay.breakpoints.add(app, line_of(app, "# body"))
+    session = launch(relay, app)
+    session.send_input("x\n")
+    session.wait_for_stop(15)
+    os.killpg(session.info().pid, 9)
+    deadline = time.monotonic() + 10
+    while session.state != "terminated" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert session.state == "terminated" and session.exit_code == -9
