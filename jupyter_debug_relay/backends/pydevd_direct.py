@@ -111,6 +111,14 @@ class PydevdDirectBackend(DebugpyBackend):
     async def pause(self, thread_id: int | None) -> None:
         await self.request("pause", {"threadId": "*"})  # as debugpy's adapter asks it: every thread
 
+    async def terminate(self) -> None:
+        """Kill the target's group, as debugpy's launcher does (pydevd's own ``terminate`` lingers 0.5 s)."""
+        proc = self.terminal_proc
+        if proc is not None and proc.returncode is None and not self._ended:
+            process.kill_group(proc.pid)
+            await self._await_end(2.0)
+        await self.close()
+
     async def _lost(self, error: Exception | None) -> None:
         """The connection closed: when the target ended, that is its end, with its exit code."""
         proc = self.terminal_proc
