@@ -20,6 +20,7 @@ from .backends.dap import DapBackend
 from .backends.debugpy import DebugpyBackend
 from .backends.ez import EzBackend
 from .backends.mycel import MycelBackend
+from .backends.pydevd_direct import PydevdDirectBackend
 from .engine.events import Event
 from .engine.manager import SessionManager
 from .engine.output import DEFAULT_CAP
@@ -117,11 +118,16 @@ class Relay:
         subprocess: bool = False,
         name: str | None = None,
     ) -> SessionHandle:
-        """Launch a Python script (or ``module=``) under debugpy."""
+        """Launch a Python script (or ``module=``) under debugpy.
+
+        The target's pydevd talks to the relay directly; with ``subprocess=True`` debugpy's adapter
+        stays in between, since it is what gathers the target's child processes.
+        """
         options = dict(program=program, module=module, args=args, cwd=cwd, env=env, python=python,
                        stop_on_entry=stop_on_entry, just_my_code=just_my_code, subprocess=subprocess,
                        request_timeout=self.request_timeout)
-        return self.start(lambda events: DebugpyBackend(events, **options), name)
+        backend = DebugpyBackend if subprocess else PydevdDirectBackend
+        return self.start(lambda events: backend(events, **options), name)
 
     def attach(
         self, port: int | None = None, host: str = "127.0.0.1", pid: int | None = None,

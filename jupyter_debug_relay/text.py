@@ -43,6 +43,15 @@ def stop_text(stop: StopInfo) -> str:
     return f"paused {where_text(stop.frame)} — {reason} [thread {stop.thread_id}]"
 
 
+def exit_text(exit_code: int | None) -> str:
+    """How a target ended: ``exited with code 1``, ``ended by signal 9`` (stopped), or ``ended`` (detached)."""
+    if exit_code is None:
+        return "ended"
+    if exit_code < 0:
+        return f"ended by signal {-exit_code}"
+    return f"exited with code {exit_code}"
+
+
 def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short_path) -> str:
     """``breakpoint 3 at app.py:12 if i == 3 hit >=2 — verified`` (or why it is not)."""
     if bp.kind == "line":

@@ -268,7 +268,7 @@ def test_attach_by_pid(relay, write):
 def test_killed_adapter_fails_the_session_fast_and_spares_the_others(relay, write):
     app = write("app.py", APP)
     relay.breakpoints.add(app, line_of(app, "# add"))
-    victim, other = relay.launch(app), relay.launch(app)
+    victim, other = relay.launch(app, subprocess=True), relay.launch(app)  # subprocess=True runs an adapter
     victim.wait_for_stop(10)
     other.wait_for_stop(10)
     os.kill(victim._session.backend.adapter_proc.pid, 9)

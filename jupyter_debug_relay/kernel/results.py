@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import RelayError
 from ..model import Breakpoint, Frame, OutputPage, SessionInfo, StopInfo, Thread, Variable
-from ..text import breakpoint_text, short_path, stop_text
+from ..text import breakpoint_text, exit_text, short_path, stop_text
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
 
@@ -72,7 +72,7 @@ class StopResult(Result):
         if stop is not None:
             text = stop_text(stop)
         elif state in ("terminated", "failed"):
-            text = f"exited with code {exit_code}" if state == "terminated" else "failed"
+            text = exit_text(exit_code) if state == "terminated" else "failed"
         elif waited is not None:
             text = f"still running after {waited:g} s (use `%debug_session wait` or `pause`)"
         else:
@@ -187,7 +187,7 @@ def _state(info: SessionInfo) -> str:
     if info.state == "paused" and info.stop is not None:
         return stop_text(info.stop)
     if info.state == "terminated":
-        return "ended" if info.exit_code is None else f"exited with code {info.exit_code}"  # detached: no code
+        return exit_text(info.exit_code)
     if info.state == "failed" and info.error:
         return f"failed: {info.error.get('code')}"
     return info.state

@@ -209,7 +209,6 @@ class DebuggerPanel(widgets.VBox):
             return
         info = session.info()
         self.toolbar.capabilities, self.toolbar.state = info.capabilities, info.state
-        self.status.text = status_sentence(info)
         self._mycel.layout.display = "flex" if info.backend == "mycel" else "none"
         if info.state != "paused" or info.stop is None:
             self._frames = []
@@ -218,9 +217,10 @@ class DebuggerPanel(widgets.VBox):
             self.source.current_line = 0
             if info.state in ENDED:  # a running target keeps the last stop's watch values; an ended one has none
                 self.watch.values = {}
-            return
-        self._thread_id = info.stop.thread_id
-        self._show_thread(info.stop.thread_id, session.threads())
+        else:
+            self._thread_id = info.stop.thread_id
+            self._show_thread(info.stop.thread_id, session.threads())
+        self.status.text = status_sentence(info)  # last: what it says is on screen by then
 
     def _show_thread(self, thread_id: int, threads: list[Thread] | None = None) -> None:
         session = self._require_session()
