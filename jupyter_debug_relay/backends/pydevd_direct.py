@@ -105,7 +105,9 @@ class PydevdDirectBackend(DebugpyBackend):
             return accepted.result()
         if proc.returncode is not None:
             raise RelayError("adapter_failed", f"The target exited with code {proc.returncode} before debugpy "
-                             "connected to the relay.", "Its stderr (above) says why.", {"exit_code": proc.returncode})
+                             "connected to the relay.",
+                             "Its output says why: session.output() or `%debug_session output`.",
+                             {"exit_code": proc.returncode})
         raise RelayError("timeout", f"The target's debugpy did not connect within {CONNECT_TIMEOUT:g} s.")
 
     async def pause(self, thread_id: int | None) -> None:
