@@ -165,3 +165,13 @@ def test_breakpoints_apply_to_every_session(relay, write):
     assert one.wait_for_stop(10).frame.line == bp.line
     assert two.wait_for_stop(10).frame.line == bp.line
     assert os.path.samefile(one.stop.frame.path, app)
+
+
+def test_a_second_breakpoint_on_the_same_line_is_refused_not_lost(relay, write):
+    app = write("loop.py", LOOP)
+    first = relay.breakpoints.add(app, line_of(app, "# body"), condition="i == 1")
+    with pytest.raises(RelayError) as info:
+        relay.breakpoints.add(app, line_of(app, "# body"), condition="i == 3")
+    assert info.value.code == "invalid_request" and f"already has breakpoint {first.id}" in info.value.message
+    assert "if A or B" in info.value.hint
+    assert [bp.id for bp in relay.breakpoints.list()] == [first.id]

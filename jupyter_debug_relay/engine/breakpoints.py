@@ -57,6 +57,12 @@ class BreakpointStore:
                 python_source.check_condition(condition)
         if hit_condition:
             python_source.check_hit_condition(hit_condition)
+        for other in self._items.values():  # a debugger keeps one breakpoint per line: a second would be lost
+            if other.kind == "line" and other.path == path and other.line == line:
+                raise RelayError(
+                    "invalid_request", f"Line {line} of {os.path.basename(path)} already has breakpoint {other.id}.",
+                    f"Remove breakpoint {other.id} first, or join the conditions in one: `if A or B`.",
+                    {"breakpoint": other.id})
         bp = Breakpoint(id=0, kind="line", path=path, line=line, condition=condition or None,
                         hit_condition=hit_condition or None, log_message=log_message or None)
         self._check_line(bp, strict=True)
