@@ -173,12 +173,12 @@ class Session(BackendEvents):
         try:
             await self.backend.resume(action, thread_id)
         except RelayError as exc:
-            if exc.code == "adapter_failed":
-                await self._fail(exc)
-                raise
             await self._settle(1.0)  # a target that dies mid-step makes the step fail: report the end
             if self.ended:
                 return await self.wait_for_stop(0, after=mark)
+            if exc.code == "adapter_failed":
+                await self._fail(exc)
+                raise
             if self.state == "running" and self._stops == mark:
                 self.stop = previous
                 self._set_state("paused")
