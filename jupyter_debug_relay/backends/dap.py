@@ -72,8 +72,6 @@ class DapBackend(Backend):
         target: str | None = None,
     ) -> None:
         super().__init__(events)
-        if adapter is None and port is None:
-            raise RelayError("invalid_request", "A DAP session needs an adapter command or a port.")
         self.adapter_cmd = adapter
         self.host, self.port = host, port
         self.request_kind = request
@@ -105,6 +103,8 @@ class DapBackend(Backend):
     # -- connection -------------------------------------------------------------------------
 
     async def _open(self) -> None:
+        if not self.adapter_cmd and self.port is None:
+            raise RelayError("invalid_request", "A DAP session needs an adapter command or a port.")
         if self.adapter_cmd:
             self.adapter_proc = await process.spawn(self.adapter_cmd, cwd=self.cwd, what="debug adapter")
             self._spawn(forward_text(self.adapter_proc.stderr, None))

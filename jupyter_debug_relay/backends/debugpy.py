@@ -78,6 +78,8 @@ async def check_interpreter(python: str) -> None:
 class DebugpyBackend(DapBackend):
     """debugpy's adapter on stdio; the debuggee spawned here through ``runInTerminal``."""
 
+    launch_adapter: list[str] | None = ADAPTER  # what a launch runs to reach the target
+
     kind = "debugpy"
 
     def __init__(
@@ -137,7 +139,7 @@ class DebugpyBackend(DapBackend):
                 config["program"] = self.program
             else:
                 raise RelayError("invalid_request", "Give a script path or a module to launch.")
-            super().__init__(events, adapter=ADAPTER, request="launch", config=config, cwd=cwd,
+            super().__init__(events, adapter=self.launch_adapter, request="launch", config=config, cwd=cwd,
                              request_timeout=request_timeout, adapter_id="debugpy")
             self.target = f"-m {module}" if module else self.program or ""
             if args:

@@ -33,6 +33,8 @@ CONNECT_TIMEOUT = 30.0  # debugpy's own PROCESS_SPAWN_TIMEOUT is 60 s; a cold im
 class PydevdDirectBackend(DebugpyBackend):
     """debugpy's launch path without its adapter: the target's pydevd is the DAP peer."""
 
+    launch_adapter = None  # the target connects to us itself
+
     def __init__(self, events: BackendEvents, **options: Any) -> None:
         if options.get("port") is not None or options.get("pid") is not None:
             raise RelayError("invalid_request", "The direct pydevd backend only launches; attach through debugpy.")
