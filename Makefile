@@ -22,6 +22,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --ip=127.0.0.1 notebooks/01-quickstart.ipynb
 
 test: $(STAMP)
+	bash .ci/system-deps
 	$(BIN)/ruff check .
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -250,6 +251,7 @@ def test_attach_to_a_closed_port_is_connection_failed(relay):
     assert info.value.code == "connection_failed" and "127.0.0.1" in info.value.message
 
 
+@pytest.mark.skipif(shutil.which("gdb") is None, reason="attaching by pid needs gdb (apt-get install gdb)")
 def test_attach_by_pid(relay, write):
     service, marker = _service(write)
     target = subprocess.Popen([sys.executable, service], start_new_session=True)
