@@ -173,6 +173,9 @@ def test_every_open_comm_gets_every_event_and_since_replays(kernel, write):
     late = open_frontend(kernel, {"since": 0})
     assert late.hello["sessions"][0]["state"] == "paused"
     pump(kernel, [late], lambda: any(e["event"] == "stopped" for e in late.events), 10)
+    first.request("threads", "s1")  # more events may follow the replay: each once, in order
+    seqs = [e["seq"] for e in late.events]
+    assert seqs == sorted(set(seqs)) and seqs[0] == 1
     kernel.comm_close(second.comm_id)
     first.request("terminate", "s1")
 

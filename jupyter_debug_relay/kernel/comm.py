@@ -41,14 +41,17 @@ class Peer:
         comm.on_msg(self._on_msg)
         comm.on_close(lambda _msg: self.close())
         relay = channel.relay
-        self._send({"type": "hello", "v": VERSION, "seq": relay.manager.bus.last_seq,
+        self._unsubscribe = relay.subscribe(self._offer)  # first, so no event falls between hello and the stream
+        seq = relay.manager.bus.last_seq
+        self._send({"type": "hello", "v": VERSION, "seq": seq,
                     "sessions": [as_dict(s.info()) for s in relay.sessions],
                     "breakpoints": [as_dict(bp) for bp in relay.breakpoints.list()],
                     "exceptions": relay.manager.breakpoints.exceptions})
-        self._unsubscribe = relay.subscribe(self._offer)
-        if since is not None:
-            for event in relay.events_since(since):
-                self._offer(event)
+        replay = [_message(e) for e in relay.events_since(since) if e.seq <= seq] if since is not None else []
+        with self._lock:  # the replay, then what happened after the hello: each event once, in order
+            self._backlog = deque(replay + [m for m in self._backlog if m["seq"] > seq])
+            self._bytes = sum(_size(m) for m in self._backlog)
+            self._trim()
         self._thread = threading.Thread(target=self._pump, name="relay comm", daemon=True)
         self._thread.start()
 
@@ -56,17 +59,20 @@ class Peer:
 
     def _offer(self, event: Event) -> None:
         """Called on the relay loop: queue the event, dropping the oldest output past the bounds."""
-        message = {"type": "event", "v": VERSION, **event.to_dict()}
+        message = _message(event)
         with self._lock:
             if event.event == "dropped":
                 self._dropped_events += event.body.get("events", 0)
                 return
             self._backlog.append(message)
             self._bytes += _size(message)
-            while len(self._backlog) > MAX_BACKLOG or self._bytes > MAX_BACKLOG_BYTES:
-                if not self._drop_oldest_output():
-                    break
+            self._trim()
             self._lock.notify()
+
+    def _trim(self) -> None:
+        while len(self._backlog) > MAX_BACKLOG or self._bytes > MAX_BACKLOG_BYTES:
+            if not self._drop_oldest_output():
+                break
 
     def _drop_oldest_output(self) -> bool:
         for i, queued in enumerate(self._backlog):
@@ -163,6 +169,10 @@ class Peer:
             self._lock.notify()
         self._unsubscribe()
         self.channel.peers.discard(self)
+
+
+def _message(event: Event) -> dict[str, Any]:
+    return {"type": "event", "v": VERSION, **event.to_dict()}
 
 
 def _size(message: dict[str, Any]) -> int:
