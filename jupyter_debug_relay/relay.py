@@ -472,15 +472,8 @@ class SessionHandle:
 
         The runtime's threads ran on meanwhile; the threads the session already knew keep their ids.
         """
-        backend = self._mycel()
-        session = self._session
-
-        async def reconnect() -> None:
-            await backend.close()
-            session.stop = session.error = None
-            await session.start()
-
-        self._call(reconnect(), timeout)
+        self._mycel()
+        self._call(self._session.reconnect(), timeout)
 
     # -- ending -----------------------------------------------------------------------------
 

@@ -21,7 +21,8 @@ def short_path(path: str | None) -> str:
     return path if rel.startswith("..") else rel
 
 
-def where_text(frame: Frame | None) -> str:
+def where_text(frame: Frame | None, shorten: Callable[[str | None], str] = short_path) -> str:
+    """``at app.py:12 in compute()``."""
     if frame is None:
         return "at an unknown place"
     if not frame.name:  # EZ stops do not name the function
@@ -30,7 +31,7 @@ def where_text(frame: Frame | None) -> str:
         function = f" in {frame.name}()"
     else:  # not a function: a Mycel rule, an lldb frame with its signature ...
         function = f" in {frame.name}"
-    return f"at {short_path(frame.path)}:{frame.line}{function}"
+    return f"at {shorten(frame.path)}:{frame.line}{function}"
 
 
 def stop_text(stop: StopInfo) -> str:

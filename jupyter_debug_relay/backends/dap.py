@@ -328,19 +328,23 @@ class DapBackend(Backend):
         raise RelayError("unsupported", f"The relay does not answer the reverse request {command!r}.")
 
     async def _run_in_terminal(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        proc = await self._spawn_target(arguments["args"], arguments.get("cwd") or self.cwd, arguments.get("env"))
+        return {"processId": proc.pid, "shellProcessId": proc.pid}
+
+    async def _spawn_target(self, argv: list[str], cwd: str | None,
+                            env: dict[str, str | None] | None) -> asyncio.subprocess.Process:
+        """Start the debuggee on our pipes (its output read as it comes); ``None`` in ``env`` unsets a variable."""
         # The target writes to pipes, not to a terminal: colours forced on for the kernel do not apply.
-        env = {key: value for key, value in os.environ.items() if key not in TERMINAL_ONLY}
-        for key, value in (arguments.get("env") or {}).items():
+        full_env = {key: value for key, value in os.environ.items() if key not in TERMINAL_ONLY}
+        for key, value in (env or {}).items():
             if value is None:
-                env.pop(key, None)
+                full_env.pop(key, None)
             else:
-                env[key] = value
-        self.terminal_proc = proc = await process.spawn(
-            arguments["args"], cwd=arguments.get("cwd") or self.cwd, env=env, what="target"
-        )
+                full_env[key] = value
+        self.terminal_proc = proc = await process.spawn(argv, cwd=cwd, env=full_env, what="target")
         self._spawn(forward_text(proc.stdout, partial(self.events.on_output, "stdout")))
         self._spawn(forward_text(proc.stderr, partial(self.events.on_output, "stderr")))
-        return {"processId": proc.pid, "shellProcessId": proc.pid}
+        return proc
 
     async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
         raise RelayError("unsupported", f"{self.kind} does not debug child processes.")

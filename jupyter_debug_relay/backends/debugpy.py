@@ -109,16 +109,15 @@ class DebugpyBackend(DapBackend):
                             just_my_code=just_my_code, subprocess=subprocess)
         common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
                   "redirectOutput": False}
-        if port is not None:  # an attached process's output reaches us only through debugpy
+        attached = {**common, "redirectOutput": True}  # an attached process's output reaches us only this way
+        if port is not None:
             super().__init__(events, host=host, port=port, request="attach",
-                             config={**common, "redirectOutput": True, **(attach_config or {})},
-                             request_timeout=request_timeout,
+                             config={**attached, **(attach_config or {})}, request_timeout=request_timeout,
                              adapter_id="debugpy")
             self.target = f"{host}:{port}"
         elif pid is not None:
             super().__init__(events, adapter=ADAPTER, request="attach",
-                             config={**common, "redirectOutput": True, "processId": pid},
-                             request_timeout=request_timeout,
+                             config={**attached, "processId": pid}, request_timeout=request_timeout,
                              adapter_id="debugpy")
             self.target = f"pid {pid}"
             self.attach_pid = pid

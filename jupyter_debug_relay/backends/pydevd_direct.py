@@ -13,7 +13,6 @@ import asyncio
 import os
 import secrets
 import socket
-from functools import partial
 from typing import Any
 
 import debugpy
@@ -21,9 +20,8 @@ import debugpy
 from ..errors import RelayError
 from ..protocols.dap import DapChannel
 from ..transports import process
-from ..transports.streams import ByteStream, forward_text
+from ..transports.streams import ByteStream
 from .base import BackendEvents
-from .dap import TERMINAL_ONLY
 from .debugpy import DebugpyBackend
 
 DEBUGPY_DIR = os.path.dirname(debugpy.__file__)
@@ -58,11 +56,6 @@ class PydevdDirectBackend(DebugpyBackend):
             argv.append(self.config["program"])
         return argv + self.target_args
 
-    def _target_env(self) -> dict[str, str]:
-        env = {key: value for key, value in os.environ.items() if key not in TERMINAL_ONLY}
-        env.update(self.target_env)
-        return env
-
     async def _open(self) -> None:
         loop = asyncio.get_running_loop()
         accepted: asyncio.Future[ByteStream] = loop.create_future()
@@ -80,12 +73,8 @@ class PydevdDirectBackend(DebugpyBackend):
         try:
             port = server.sockets[0].getsockname()[1]
             token = secrets.token_hex(16)
-            self.terminal_proc = proc = await process.spawn(
-                self._target_argv(port, token), cwd=self.config.get("cwd"), env=self._target_env(), what="target")
+            proc = await self._spawn_target(self._target_argv(port, token), self.config.get("cwd"), self.target_env)
             self.pid = proc.pid
-            assert proc.stdout is not None and proc.stderr is not None
-            self._spawn(forward_text(proc.stdout, partial(self.events.on_output, "stdout")))
-            self._spawn(forward_text(proc.stderr, partial(self.events.on_output, "stderr")))
             stream = await self._await_connection(accepted, proc)
         finally:
             server.close()

@@ -124,6 +124,12 @@ class Session(BackendEvents):
         self.on_output("console", f"--- {self.name} restarted ---\n")  # where the new run's output begins
         await self.start()
 
+    async def reconnect(self) -> None:
+        """Open the same backend's connection again (after it dropped), with the relay's breakpoints as they are."""
+        await self.backend.close()
+        self.stop, self.error = None, None
+        await self.start()
+
     async def terminate(self) -> None:
         if self.ended:
             await self.backend.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import logging
 import os
@@ -38,6 +40,7 @@ _STEPS = {"continue": "continue_", "next": "next", "step": "step_in", "out": "st
 def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
     """Turn every failure into an ``ErrorResult``: the user sees one line, never our traceback."""
 
+    @functools.wraps(run)
     def wrapper(self: Any, line: str) -> Any:
         try:
             return run(self, line)
@@ -48,7 +51,6 @@ def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
             return ErrorResult(RelayError("invalid_request", f"The command failed: {type(exc).__name__}: {exc}",
                                           "This is a bug in jupyter_debug_relay; the session is unchanged."))
 
-    wrapper.__name__, wrapper.__doc__ = run.__name__, run.__doc__
     return wrapper
 
 
@@ -106,8 +108,13 @@ class Commands:
         return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
 
     def _wait(self, handle: SessionHandle, timeout: float, prefix: str | None = None) -> StopResult:
+        return self._outcome(handle, lambda: handle.wait_for_stop(timeout), timeout, prefix)
+
+    def _outcome(self, handle: SessionHandle, wait: Callable[[], StopInfo | None], timeout: float,
+                 prefix: str | None = None) -> StopResult:
+        """The stop ``wait()`` returns, or "still running" past ``timeout``, or the end of the target."""
         try:
-            return self._stop_result(handle, handle.wait_for_stop(timeout), prefix=prefix)
+            return self._stop_result(handle, wait(), prefix=prefix)
         except RelayError as exc:
             if exc.code == "timeout":
                 return self._stop_result(handle, None, waited=timeout, prefix=prefix)
@@ -205,15 +212,8 @@ class Commands:
         verb = getattr(handle, _STEPS[command.verb])
         if handle.state in ("terminated", "failed"):
             return verb()  # raises target_exited (or the failure) with its hint
-        try:
-            stop = verb(thread_id=o.thread, wait=not o.no_wait, timeout=o.timeout)
-        except RelayError as exc:
-            if exc.code == "timeout":
-                return self._stop_result(handle, None, waited=o.timeout)
-            if exc.code == "target_exited":
-                return self._stop_result(handle, None)
-            raise
-        return self._stop_result(handle, stop)
+        return self._outcome(handle, lambda: verb(thread_id=o.thread, wait=not o.no_wait, timeout=o.timeout),
+                             o.timeout)
 
     do_continue = do_next = do_step = do_out = do_pause = _step
 
@@ -241,8 +241,7 @@ class Commands:
         assert stop is not None  # stack() succeeded, so the session is paused
         self._selected[handle.id] = (id(stop), index, frames[index].id)
         frame = frames[index]
-        shown = StopInfo(stop.reason, stop.thread_id, frame, stop.breakpoint_ids, stop.exception, stop.description)
-        result = self._stop_result(handle, shown)
+        result = self._stop_result(handle, dataclasses.replace(stop, frame=frame))
         result.text = f"frame #{index}: {frame.name}() at {short_path(frame.path)}:{frame.line}"
         return result
 

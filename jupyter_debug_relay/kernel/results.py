@@ -133,18 +133,19 @@ class VariablesResult(Result):
         raise KeyError(name)
 
     def _repr_html_(self) -> str:
-        rows = "".join(
-            "<tr><td style='text-align:left'><details><summary><code>{}</code></summary>{}</details></td>"
-            "<td style='text-align:left'><code>{}</code>{}</td></tr>".format(
-                _e(v.name), f"ref {v.ref}: <code>%debug_session vars {v.ref}</code>" if v.ref else "no children",
-                _e(v.value), " <i>(cut)</i>" if v.truncated else "",
-            ) if v.ref else
-            "<tr><td style='text-align:left'><code>{}</code></td><td style='text-align:left'><code>{}</code>{}</td>"
-            "</tr>".format(_e(v.name), _e(v.value), " <i>(cut)</i>" if v.truncated else "")
-            for v in self.variables
-        )
+        rows = "".join(_variable_row(v) for v in self.variables)
         more = f"<div><i>{self.start}–{self.start + len(self.variables)} of {self.total}</i></div>"
         return f"<div><b>{_e(self.title)}</b></div><table>{rows}</table>{more}"
+
+
+def _variable_row(var: Variable) -> str:
+    """A table row; a value with children folds out how to list them."""
+    name = f"<code>{_e(var.name)}</code>"
+    if var.ref:
+        name = f"<details><summary>{name}</summary>ref {var.ref}: <code>%debug_session vars {var.ref}</code></details>"
+    cut = " <i>(cut)</i>" if var.truncated else ""
+    return (f"<tr><td style='text-align:left'>{name}</td>"
+            f"<td style='text-align:left'><code>{_e(var.value)}</code>{cut}</td></tr>")
 
 
 def _one_line(value: str, limit: int = 200) -> str:

@@ -9,7 +9,7 @@ from traitlets import List
 
 from ..model import Breakpoint
 from ..text import breakpoint_text
-from .format import MONO, esc, short_path
+from .format import MONO, esc, file_name
 from .lifecycle import close_children
 
 
@@ -27,7 +27,7 @@ class BreakpointList(widgets.VBox):
     @property
     def lines(self) -> list[str]:
         """The rows as text, as shown."""
-        return [breakpoint_text(bp, short_path) for bp in self.breakpoints]
+        return [breakpoint_text(bp, file_name) for bp in self.breakpoints]
 
     def show(self, breakpoints: list[Breakpoint]) -> None:
         self.breakpoints = list(breakpoints)
@@ -37,7 +37,7 @@ class BreakpointList(widgets.VBox):
             enabled = widgets.Checkbox(value=bp.enabled, indent=False, layout=widgets.Layout(width="28px"))
             enabled.observe(lambda change, bp_id=bp.id: self._on_enable(bp_id, change["new"]), names="value")
             color = "#222" if bp.verified else "#a06000"
-            text = widgets.HTML(f'<span style="{MONO}color:{color}">{esc(breakpoint_text(bp, short_path))}</span>',
+            text = widgets.HTML(f'<span style="{MONO}color:{color}">{esc(breakpoint_text(bp, file_name))}</span>',
                                 layout=widgets.Layout(flex="1"))
             remove = widgets.Button(icon="trash", tooltip=f"remove breakpoint {bp.id}",
                                     layout=widgets.Layout(width="32px"))

@@ -6,6 +6,7 @@ import html
 import os
 
 from ..model import Frame, SessionInfo, StopInfo
+from ..text import where_text
 
 MONO = "font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 12px);"
 
@@ -14,18 +15,19 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def short_path(path: str | None) -> str:
+def file_name(path: str | None) -> str:
+    """The file name alone: the panel is narrow."""
     return os.path.basename(path) if path else "?"
 
 
 def frame_label(frame: Frame) -> str:
     """``compute() — app.py:12``."""
-    return f"{frame.name}() — {short_path(frame.path)}:{frame.line}"
+    return f"{frame.name}() — {file_name(frame.path)}:{frame.line}"
 
 
 def stop_sentence(stop: StopInfo) -> str:
     """``paused at app.py:12 in compute() — breakpoint`` (with the exception when there is one)."""
-    where = f" at {short_path(stop.frame.path)}:{stop.frame.line} in {stop.frame.name}()" if stop.frame else ""
+    where = f" {where_text(stop.frame, file_name)}" if stop.frame else ""
     why = stop.reason
     if stop.exception is not None:
         why += f" {stop.exception.type}: {stop.exception.message}"

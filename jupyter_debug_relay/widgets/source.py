@@ -7,7 +7,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 from traitlets import Int, List, Unicode, observe
 
-from .format import MONO, esc, short_path
+from .format import MONO, esc, file_name
 
 WINDOW = 17  # lines shown; the current line sits in the middle when the file allows
 
@@ -62,7 +62,7 @@ class SourceView(widgets.VBox):
 
     @observe("path", "lines", "current_line", "first_line", "breakpoint_lines", "message")
     def _render(self, change: object = None) -> None:
-        title = esc(short_path(self.path)) if self.path else ""
+        title = esc(file_name(self.path)) if self.path else ""
         note = f' <span style="color:#666">{esc(self.message)}</span>' if self.message else ""
         self._title.value = f"<b>{title}</b>{note}"
         marks = set(self.breakpoint_lines)
