@@ -15,12 +15,7 @@ import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from .backends import registry
-from .backends.dap import DapBackend
-from .backends.debugpy import DebugpyBackend
-from .backends.ez import EzBackend
-from .backends.mycel import MycelBackend
-from .backends.pydevd_direct import PydevdDirectBackend
+from .backends import factory
 from .engine.events import Event
 from .engine.manager import SessionManager
 from .engine.output import DEFAULT_CAP
@@ -37,6 +32,7 @@ from .model import (
     Variable,
     VariablePage,
 )
+from .operations import Dispatcher
 from .protocols.timeouts import clamp_timeout
 
 MARGIN = 5.0  # seconds a facade call waits beyond the engine's own timeout
@@ -67,6 +63,7 @@ class Relay:
         self._thread.start()
         self._manager = SessionManager(output_cap, idle_timeout, max_value_length)
         self._closed = False
+        self.operations = Dispatcher(self)
         self.breakpoints = Breakpoints(self)
         _open_relays.add(self)
 
@@ -89,6 +86,13 @@ class Relay:
             future.cancel()
             raise RelayError("timeout", f"The relay did not answer within {limit:g} s.") from None
 
+    def submit(self, coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future:
+        """Start ``coro`` on the relay loop without waiting; the future holds its outcome."""
+        if self._closed:
+            coro.close()
+            raise RelayError("not_running", "This relay is closed.", "Create a new Relay().")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
     def _run(self, fn: Callable[[], Any]) -> Any:
         async def run() -> Any:
             return fn()
@@ -104,6 +108,9 @@ class Relay:
         """Start a session on any backend made by ``factory(events)``."""
         session = self.call(self._manager.start(factory, name), timeout or 60.0)
         return SessionHandle(self, session)
+
+    def _started(self, result: dict[str, Any]) -> SessionHandle:
+        return SessionHandle(self, self._manager.sessions[result["session"].id])
 
     def launch(
         self,
@@ -123,28 +130,23 @@ class Relay:
         The target's pydevd talks to the relay directly; with ``subprocess=True`` debugpy's adapter
         stays in between, since it is what gathers the target's child processes.
         """
-        options = dict(program=program, module=module, args=args, cwd=cwd, env=env, python=python,
-                       stop_on_entry=stop_on_entry, just_my_code=just_my_code, subprocess=subprocess,
-                       request_timeout=self.request_timeout)
-        backend = DebugpyBackend if subprocess else PydevdDirectBackend
-        return self.start(lambda events: backend(events, **options), name)
+        return self._started(self.operations.call("launch", dict(
+            program=program, args=args, cwd=cwd, env=env, python=python, module=module, stop_on_entry=stop_on_entry,
+            just_my_code=just_my_code, subprocess=subprocess, name=name)))
 
     def attach(
         self, port: int | None = None, host: str = "127.0.0.1", pid: int | None = None,
         just_my_code: bool = True, name: str | None = None,
     ) -> SessionHandle:
         """Attach to ``python -m debugpy --listen PORT`` (port) or to a running process (pid)."""
-        if (port is None) == (pid is None):
-            raise RelayError("invalid_request", "Attach needs a port or a pid (one of them).")
-        options = dict(port=port, host=host, pid=pid, just_my_code=just_my_code, request_timeout=self.request_timeout)
-        return self.start(lambda events: DebugpyBackend(events, **options), name)
+        return self._started(self.operations.call("attach", dict(
+            port=port, host=host, pid=pid, just_my_code=just_my_code, name=name)))
 
     def connect_ez(self, program: str, ez: str = "ez", cwd: str | None = None, name: str | None = None
                    ) -> SessionHandle:
         """Debug an EZ program under ``ez debugserver PROGRAM`` (line-delimited JSON on its stdio)."""
-        return self.start(
-            lambda events: EzBackend(events, program, ez=ez, cwd=cwd, request_timeout=self.request_timeout), name
-        )
+        return self._started(self.operations.call("connect", dict(kind="ez", program=program, ez=ez, cwd=cwd,
+                                                                  name=name)))
 
     def connect_dap(
         self,
@@ -164,12 +166,13 @@ class Relay:
 
         Without ``adapter``, the registry picks one by the type of ``program`` (``lldb`` for executables).
         """
-        options = registry.plan(adapter, host, port, launch, attach, program, args, cwd, env, stop_on_entry)
-        return self.start(lambda events: DapBackend(events, request_timeout=self.request_timeout, **options), name)
+        return self._started(self.operations.call("connect", dict(
+            kind="dap", adapter=adapter, host=host, port=port, launch=launch, attach=attach, program=program,
+            args=args, cwd=cwd, env=env, stop_on_entry=stop_on_entry, name=name)))
 
     def connect_mycel(self, url: str, name: str | None = None) -> SessionHandle:
         """Debug a Mycel service over JSON-RPC 2.0 on a WebSocket (``ws://host:9090/debug``)."""
-        return self.start(lambda events: MycelBackend(events, url, request_timeout=self.request_timeout), name)
+        return self._started(self.operations.call("connect", dict(kind="mycel", url=url, name=name)))
 
     @property
     def sessions(self) -> list[SessionHandle]:
@@ -218,26 +221,24 @@ class Breakpoints:
     def _store(self):
         return self._relay.manager.breakpoints
 
-    def _sync(self, bp: Breakpoint) -> Breakpoint:
-        self._relay.call(self._relay.manager.sync_breakpoints(bp))
-        return bp
+    def _op(self, name: str, **args: Any) -> Any:
+        return self._relay.operations.call(name, args)
 
     def add(self, path: str, line: int, condition: str | None = None, hit_condition: str | None = None,
             log_message: str | None = None) -> Breakpoint:
-        return self._sync(self._relay._run(
-            lambda: self._store().add_line(path, line, condition, hit_condition, log_message)))
+        return self._op("add_breakpoint", path=path, line=line, condition=condition, hit_condition=hit_condition,
+                        log_message=log_message)["breakpoint"]
 
     def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
-        return self._sync(self._relay._run(lambda: self._store().add_function(name, condition)))
+        return self._op("add_breakpoint", kind="function", name=name, condition=condition)["breakpoint"]
 
     def add_stage(self, flow: str, stage: str, rule_index: int | None = None, condition: str | None = None
                   ) -> Breakpoint:
-        return self._sync(self._relay._run(lambda: self._store().add_stage(flow, stage, rule_index, condition)))
+        return self._op("add_breakpoint", kind="stage", flow=flow, stage=stage, rule_index=rule_index,
+                        condition=condition)["breakpoint"]
 
     def exceptions(self, mode: str) -> str:
-        self._relay._run(lambda: self._store().set_exceptions(mode))
-        self._relay.call(self._relay.manager.sync_exceptions())
-        return mode
+        return self._op("set_exceptions", mode=mode)["exceptions"]
 
     def list(self) -> list[Breakpoint]:
         return self._relay._run(lambda: self._store().list())
@@ -246,20 +247,16 @@ class Breakpoints:
         return self._relay._run(lambda: self._store().get(bp_id))
 
     def remove(self, bp_id: int) -> Breakpoint:
-        return self._sync(self._relay._run(lambda: self._store().remove(bp_id)))
+        return self._op("remove_breakpoint", id=bp_id)["breakpoint"]
 
     def clear(self, path: str | None = None) -> list[Breakpoint]:
         gone = self._relay._run(lambda: self._store().clear(path))
         for bp in gone:
-            self._sync(bp)
+            self._relay.call(self._relay.manager.sync_breakpoints(bp))
         return gone
 
     def enable(self, bp_id: int, enabled: bool = True) -> Breakpoint:
-        def flip() -> Breakpoint:
-            bp = self._store().get(bp_id)
-            bp.enabled = bool(enabled)
-            return bp
-        return self._sync(self._relay._run(flip))
+        return self._op("update_breakpoint", id=bp_id, enabled=enabled)["breakpoint"]
 
 
 class SessionHandle:
@@ -311,53 +308,53 @@ class SessionHandle:
     def info(self) -> SessionInfo:
         return self._relay._run(self._session.info)
 
+    def _op(self, name: str, **args: Any) -> Any:
+        """Run operation ``name`` on this session through the relay's dispatcher."""
+        return self._relay.operations.call(name, {"session": self.id, **args})
+
     # -- execution --------------------------------------------------------------------------
 
     def wait_for_stop(self, timeout: float = 10.0) -> StopInfo:
         """The current stop, or the next one; raises ``target_exited`` or ``timeout``."""
-        return self._call(self._session.wait_for_stop(timeout), timeout)
-
-    def _resume(self, action: str, thread_id: int | None, wait: bool, timeout: float) -> StopInfo | None:
-        return self._call(self._session.resume(action, thread_id, wait, timeout), timeout + self._relay.request_timeout)
+        return self._op("wait", timeout=timeout)["stop"]
 
     def continue_(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
-        return self._resume("continue", thread_id, wait, timeout)
+        return self._op("continue", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
 
     def next(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
-        return self._resume("next", thread_id, wait, timeout)
+        return self._op("next", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
 
     def step_in(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
-        return self._resume("stepIn", thread_id, wait, timeout)
+        return self._op("step_in", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
 
     def step_out(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
-        return self._resume("stepOut", thread_id, wait, timeout)
+        return self._op("step_out", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
 
     def pause(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
-        return self._call(self._session.pause(thread_id, wait, timeout), timeout + self._relay.request_timeout)
+        return self._op("pause", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
 
     # -- inspection -------------------------------------------------------------------------
 
     def threads(self) -> list[Thread]:
-        return self._call(self._session.threads())
+        return self._op("threads")["threads"]
 
     def stack(self, thread_id: int | None = None, start: int = 0, levels: int | None = None) -> list[Frame]:
-        frames, _total = self._call(self._session.stack(thread_id, start, levels))
-        return frames
+        return self._op("stack", thread_id=thread_id, start=start, levels=levels)["frames"]
 
     def scopes(self, frame_id: int | None = None) -> list[Scope]:
-        return self._call(self._session.scopes(frame_id))
+        return self._op("scopes", frame_id=frame_id)["scopes"]
 
     def variables(self, ref: int, start: int = 0, count: int = 100) -> VariablePage:
-        return self._call(self._session.variables(ref, start, count))
+        return self._op("variables", ref=ref, start=start, count=count)
 
     def evaluate(self, expression: str, frame_id: int | None = None, context: str = "repl") -> Variable:
-        return self._call(self._session.evaluate(expression, frame_id, context))
+        return self._op("evaluate", expression=expression, frame_id=frame_id, context=context)["variable"]
 
     def set_variable(self, ref: int, name: str, value: str) -> Variable:
-        return self._call(self._session.set_variable(ref, name, value))
+        return self._op("set_variable", ref=ref, name=name, value=value)["variable"]
 
     def completions(self, text: str, frame_id: int | None = None) -> list[str]:
-        return self._call(self._session.completions(text, frame_id))
+        return self._op("completions", text=text, frame_id=frame_id)["targets"]
 
     def source(self, frame: Frame | None = None) -> str:
         return self._call(self._session.source(frame))
@@ -365,11 +362,10 @@ class SessionHandle:
     # -- output and input -------------------------------------------------------------------
 
     def output(self, since: int = 0, limit: int | None = None) -> OutputPage:
-        return self._relay._run(lambda: self._session.output.read(since, limit))
+        return self._op("output", since=since, limit=limit)
 
     def send_input(self, text: str) -> None:
-        self._session.require_live()
-        self._call(self._session.backend.send_input(text))
+        self._op("input", text=text)
 
     def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
         return self._relay.subscribe(callback, session=self.id)
@@ -380,9 +376,9 @@ class SessionHandle:
 
     # -- DAP adapters: what only some have (``unsupported`` when the adapter lacks it) -------
 
-    def _dap(self) -> DapBackend:
+    def _dap(self) -> Any:
         backend = self._session.backend
-        if not isinstance(backend, DapBackend):
+        if not factory.is_dap(backend):
             raise RelayError("unsupported", f"Session {self.name} is a {backend.kind} session, not a DAP one.")
         self._session.require_live()
         return backend
@@ -391,7 +387,7 @@ class SessionHandle:
     def adapter(self) -> str:
         """The debug adapter's name (DAP sessions), else the backend's kind."""
         backend = self._session.backend
-        return backend.adapter_name if isinstance(backend, DapBackend) else backend.kind
+        return backend.adapter_name if factory.is_dap(backend) else backend.kind
 
     def _frame_or_stop(self, frame_id: int | None) -> int | None:
         if frame_id is not None:
@@ -445,9 +441,9 @@ class SessionHandle:
 
     # -- Mycel runtimes ---------------------------------------------------------------------
 
-    def _mycel(self) -> MycelBackend:
+    def _mycel(self) -> Any:
         backend = self._session.backend
-        if not isinstance(backend, MycelBackend):
+        if not factory.is_mycel(backend):
             raise RelayError("unsupported", f"Session {self.name} is a {backend.kind} session, not a Mycel one.")
         return backend
 
@@ -467,27 +463,21 @@ class SessionHandle:
         """The runtime's own events (flowStart, stageEnter/Exit, ruleEval ...) of one thread."""
         return self._relay._run(lambda: self._mycel().timeline(thread_id))
 
-    def reconnect(self, timeout: float = 60.0) -> None:
+    def reconnect(self) -> None:
         """Open the socket again (after a drop): attach, the relay's stage breakpoints as they are now, ready.
 
         The runtime's threads ran on meanwhile; the threads the session already knew keep their ids.
         """
-        self._mycel()
-        self._call(self._session.reconnect(), timeout)
+        self._op("reconnect")
 
     # -- ending -----------------------------------------------------------------------------
 
     def terminate(self) -> None:
-        self._call(self._relay.manager.close_session(self._session), 15.0)
+        self._op("terminate")
 
     def detach(self) -> None:
-        self._call(self._session.detach(), 10.0)
+        self._op("detach")
 
     def restart(self) -> None:
         """Start the target again: through the adapter's own ``restart`` when it has one, else afresh."""
-        backend = self._session.backend
-        if isinstance(backend, DapBackend) and not self._session.ended and backend.capabilities.get(
-                "supportsRestartRequest"):
-            self._call(backend.restart(), 60.0)
-        else:
-            self._call(self._session.restart(), 60.0)
+        self._op("restart")

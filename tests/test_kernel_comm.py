@@ -146,9 +146,9 @@ def test_hello_then_a_whole_debugging_session_over_the_comm(kernel, write):
     ({"type": "request", "command": "next"}, "needs an \"id\""),
     ({"type": "request", "id": 5, "command": "explode"}, "Unknown command 'explode'"),
     ({"type": "request", "id": 6, "command": "stack", "session": "s9"}, "s9"),
-    ({"type": "request", "id": 7, "command": "stack"}, "needs a \"session\""),
+    ({"type": "request", "id": 7, "command": "stack"}, "There is no debug session yet"),
     ({"type": "request", "id": 8, "command": "setBreakpoint", "args": {"kind": "line", "path": 3, "line": 1}},
-     "'path' has the wrong type"),
+     "add_breakpoint: 'path': input should be a valid string, not 3"),
     ({"type": "request", "id": 9, "command": "launch", "args": []}, "\"args\" must be an object"),
     ({"type": "request", "id": 10, "v": 2, "command": "sessions"}, "Protocol version 2"),
 ])

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import RelayError
-from ..model import VariablePage
+from ..model import Variable, VariablePage
 from .base import BackendEvents
 from .dap import DapBackend
 
@@ -174,7 +174,15 @@ class DebugpyBackend(DapBackend):
         total = int((await self.evaluate(f"len({expr})", frame_id, "watch")).value)
         if total <= NATIVE_CHILDREN and start == 0 and count >= total + len(GROUPS):
             return await super().variables(ref, start, count)  # all of it, with debugpy's groups
-        if parent.type == "dict":
+        items: list[Variable] = []
+        for first in range(start, min(start + count, total), NATIVE_CHILDREN):
+            size = min(NATIVE_CHILDREN, start + count - first)
+            items += await self._window(expr, parent.type, frame_id, first, size)
+        return VariablePage(items=items, start=start, total=total)
+
+    async def _window(self, expr: str, kind: str, frame_id: int | None, start: int, count: int) -> list[Variable]:
+        """Children ``start`` to ``start + count`` of ``expr``, through a slice small enough for debugpy to list."""
+        if kind == "dict":
             window = f"dict(__import__('itertools').islice(({expr}).items(), {start}, {start + count}))"
         else:
             window = f"({expr})[{start}:{start + count}]"
@@ -182,11 +190,11 @@ class DebugpyBackend(DapBackend):
         page = await super().variables(holder.ref, 0, count + len(GROUPS))
         items = [v for v in page.items if v.name not in GROUPS][:count]
         for offset, var in enumerate(items):
-            if parent.type == "dict":
+            if kind == "dict":
                 var.evaluate_name = var.evaluate_name.replace(f"({window})", expr, 1).replace(window, expr, 1)
             else:
                 var.name, var.evaluate_name = str(start + offset), f"{expr}[{start + offset}]"
-        return VariablePage(items=items, start=start, total=total)
+        return items
 
     def _event_output(self, body: dict[str, Any]) -> None:
         if self.request_kind == "launch" and body.get("category") in ("stdout", "stderr"):

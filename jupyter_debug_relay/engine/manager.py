@@ -108,7 +108,8 @@ class SessionManager:
                 await self.sync_breakpoints(bp)
             now = time.time()
             for session in list(self.sessions.values()):
-                if session.state in ("running", "paused") and now - session.last_activity > self.idle_timeout:
+                if (session.state in ("running", "paused") and not session.waiters
+                        and now - session.last_activity > self.idle_timeout):
                     log.info("session %s idle for %.0f s: stopping it", session.id, now - session.last_activity)
                     session.emit("error", RelayError(
                         "timeout", f"Session {session.name} was idle for {self.idle_timeout:g} s and was stopped.",

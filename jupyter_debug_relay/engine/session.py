@@ -46,6 +46,7 @@ class Session(BackendEvents):
         self.output = OutputRing(output_cap)
         self.created_at = self.last_activity = time.time()
         self._stops = 0  # how many stops so far: a waiter waits for this to grow
+        self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
         self._changed = asyncio.Event()
 
     # -- state ------------------------------------------------------------------------------
@@ -108,6 +109,7 @@ class Session(BackendEvents):
             self.on_breakpoint(bp_id, result)
         if self.state == "launching":
             self._set_state("running")
+        self.touch()  # idle time counts from when the target is up
 
     async def _fail(self, error: RelayError) -> None:
         self.error = error
@@ -149,6 +151,14 @@ class Session(BackendEvents):
 
     async def wait_for_stop(self, timeout: float, after: int | None = None) -> StopInfo:
         """The current stop, or (``after`` given) the first stop after that many; raises at the end or timeout."""
+        self.waiters += 1
+        try:
+            return await self._wait_for_stop(timeout, after)
+        finally:
+            self.waiters -= 1
+            self.touch()
+
+    async def _wait_for_stop(self, timeout: float, after: int | None) -> StopInfo:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 from ..engine.events import STATE_EVENTS, Event
 from ..errors import RelayError
 from ..model import as_dict
-from ..relay import Relay, SessionHandle
+from ..operations import OPERATIONS
+from ..relay import Relay
 
 log = logging.getLogger(__name__)
 
@@ -130,28 +131,29 @@ class Peer:
     # -- requests in ------------------------------------------------------------------------
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
+        """Start the request on the relay loop; it is answered when it ends, holding no thread meanwhile."""
         data = msg.get("content", {}).get("data")
-        request_id = data.get("id") if isinstance(data, dict) else None
+        request_id = _request_id(data)
         try:
-            verb, session, args = _check_request(data)
+            name, args = _operation_of(data)
+            future = self.channel.relay.operations.submit(name, args)
         except RelayError as exc:
             self._respond(request_id, error=exc)
             return
-        self.channel.pool.submit(self._answer, request_id, verb, session, args)
+        future.add_done_callback(lambda done: self._answer(request_id, name, done))
 
-    def _answer(self, request_id: Any, verb: str, session: str | None, args: dict[str, Any]) -> None:
+    def _answer(self, request_id: Any, name: str, done: concurrent.futures.Future) -> None:
         try:
-            handler = VERBS[verb]
-            handle = self.channel.relay.get(session) if session else None
-            if handle is None and verb in NEEDS_SESSION:
-                raise RelayError("invalid_request", f"{verb} needs a \"session\".", "Add \"session\": \"s1\".")
-            body = handler(self.channel.relay, handle, _Args(verb, args))
-            self._respond(request_id, body=as_dict(body) if body is not None else {})
+            body = as_dict(done.result())
         except RelayError as exc:
             self._respond(request_id, error=exc)
         except Exception as exc:
-            log.exception("comm request %s failed", verb)
-            self._respond(request_id, error=RelayError("invalid_request", f"{verb} failed: {exc}"))
+            log.error("comm request %s failed", name, exc_info=exc)
+            self._respond(request_id, error=RelayError(
+                "invalid_request", f"{name} failed: {type(exc).__name__}: {exc}",
+                "This is a bug in jupyter_debug_relay; the session is unchanged."))
+        else:
+            self._respond(request_id, body=body)
 
     def _respond(self, request_id: Any, body: dict[str, Any] | None = None, error: RelayError | None = None) -> None:
         message: dict[str, Any] = {"type": "response", "v": VERSION, "id": request_id, "ok": error is None}
@@ -179,134 +181,44 @@ def _size(message: dict[str, Any]) -> int:
     return len(message["body"].get("text", "")) + 100
 
 
-def _check_request(data: Any) -> tuple[str, str | None, dict[str, Any]]:
+def _request_id(data: Any) -> str | int | None:
+    """The request's id when it is one a response may carry (a string or an integer), else None."""
+    request_id = data.get("id") if isinstance(data, dict) else None
+    return request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
+
+
+def _operation_of(data: Any) -> tuple[str, dict[str, Any]]:
+    """The operation a v1 request names and its arguments in the operations' spelling."""
     if not isinstance(data, dict) or data.get("type") != "request":
         raise RelayError("invalid_request", "A message to the kernel must be {\"type\": \"request\", ...}.")
     if data.get("v", VERSION) != VERSION:
         raise RelayError("invalid_request", f"Protocol version {data.get('v')!r} is not supported; use {VERSION}.")
-    if not isinstance(data.get("id"), (str, int)) or isinstance(data.get("id"), bool):
+    if _request_id(data) is None:
         raise RelayError("invalid_request", "A request needs an \"id\" (a string or an integer).")
-    verb = data.get("command")
-    if verb not in VERBS:
-        raise RelayError("invalid_request", f"Unknown command {verb!r}.", "Commands: " + ", ".join(sorted(VERBS)))
-    session = data.get("session")
-    if session is not None and not isinstance(session, str):
-        raise RelayError("invalid_request", "\"session\" must be a session id or name.")
-    args = data.get("args", {})
+    command, args = data.get("command"), data.get("args", {})
+    if not isinstance(command, str) or command not in COMMANDS:
+        raise RelayError("invalid_request", f"Unknown command {command!r}.", "Commands: " + ", ".join(COMMANDS))
     if not isinstance(args, dict):
         raise RelayError("invalid_request", "\"args\" must be an object.")
-    return verb, session, args
+    name, defaults = COMMANDS[command]
+    args = {**defaults, **{_snake(key): value for key, value in args.items()}}
+    if name == "add_breakpoint" and args.get("kind") == "exception":  # v1 sets the exception mode here too
+        name, args = "set_exceptions", {"mode": args.get("mode")}
+    if "session" in data and OPERATIONS[name].takes_session:
+        args["session"] = data["session"]
+    return name, args
 
 
-class _Args:
-    """A request's arguments, each read with its type checked."""
-
-    def __init__(self, verb: str, args: dict[str, Any]) -> None:
-        self.verb, self.args = verb, args
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None, required: bool = False) -> Any:
-        if key not in self.args or self.args[key] is None:
-            if required:
-                raise RelayError("invalid_request", f"{self.verb} needs the argument {key!r}.")
-            return default
-        value = self.args[key]
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, (int, float))):
-            raise RelayError("invalid_request", f"{self.verb}: {key!r} has the wrong type ({type(value).__name__}).")
-        return value
+def _snake(key: str) -> str:
+    """``threadId`` -> ``thread_id``: v1 spells arguments in camelCase, the operations in snake_case."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), key)
 
 
-Handler = Callable[[Relay, SessionHandle | None, _Args], Any]
-
-
-def _resume(action: str) -> Handler:
-    def run(relay: Relay, s: SessionHandle | None, a: _Args) -> dict[str, Any]:
-        assert s is not None
-        verb = getattr(s, action)
-        stop = verb(thread_id=a.get("threadId", int), wait=a.get("wait", bool, False),
-                    timeout=a.get("timeout", (int, float), 10.0))
-        return {"state": s.state, "stop": stop}
-    return run
-
-
-def _set_breakpoint(relay: Relay, s: SessionHandle | None, a: _Args) -> dict[str, Any]:
-    kind = a.get("kind", str, "line")
-    bps = relay.breakpoints
-    condition = a.get("condition", str)
-    if kind == "line":
-        bp = bps.add(a.get("path", str, required=True), a.get("line", int, required=True), condition,
-                     a.get("hitCondition", str), a.get("logMessage", str))
-    elif kind == "function":
-        bp = bps.add_function(a.get("name", str, required=True), condition)
-    elif kind == "stage":
-        bp = bps.add_stage(a.get("flow", str, required=True), a.get("stage", str, required=True),
-                           a.get("ruleIndex", int), condition)
-    elif kind == "exception":
-        return {"exceptions": bps.exceptions(a.get("mode", str, required=True))}
-    else:
-        raise RelayError("invalid_request", f"Unknown breakpoint kind {kind!r}.",
-                         "Kinds: line, function, exception, stage.")
-    return {"breakpoint": bp}
-
-
-def _connect(relay: Relay, s: SessionHandle | None, a: _Args) -> dict[str, Any]:
-    kind, name = a.get("kind", str, required=True), a.get("name", str)
-    if kind == "mycel":
-        handle = relay.connect_mycel(a.get("url", str, required=True), name=name)
-    elif kind == "ez":
-        handle = relay.connect_ez(a.get("program", str, required=True), ez=a.get("ez", str, "ez"), name=name)
-    elif kind == "dap":
-        handle = relay.connect_dap(adapter=a.get("adapter", (list, str)), host=a.get("host", str),
-                                   port=a.get("port", int), launch=a.get("launch", dict), attach=a.get("attach", dict),
-                                   program=a.get("program", str), args=a.get("args", list), cwd=a.get("cwd", str),
-                                   stop_on_entry=a.get("stopOnEntry", bool, False), name=name)
-    else:
-        raise RelayError("invalid_request", f"Unknown kind {kind!r}.", "Kinds: mycel, ez, dap.")
-    return {"session": handle.info()}
-
-
-VERBS: dict[str, Handler] = {
-    "sessions": lambda r, s, a: {"sessions": [h.info() for h in r.sessions]},
-    "status": lambda r, s, a: {"session": s.info()},
-    "launch": lambda r, s, a: {"session": r.launch(
-        a.get("program", str), args=a.get("args", list), cwd=a.get("cwd", str), env=a.get("env", dict),
-        python=a.get("python", str), module=a.get("module", str), stop_on_entry=a.get("stopOnEntry", bool, False),
-        just_my_code=a.get("justMyCode", bool, True), subprocess=a.get("subprocess", bool, False),
-        name=a.get("name", str)).info()},
-    "attach": lambda r, s, a: {"session": r.attach(
-        port=a.get("port", int), host=a.get("host", str, "127.0.0.1"), pid=a.get("pid", int),
-        name=a.get("name", str)).info()},
-    "connect": _connect,
-    "continue": _resume("continue_"),
-    "next": _resume("next"),
-    "stepIn": _resume("step_in"),
-    "stepOut": _resume("step_out"),
-    "pause": _resume("pause"),
-    "threads": lambda r, s, a: {"threads": s.threads()},
-    "stack": lambda r, s, a: {"frames": s.stack(a.get("threadId", int), a.get("start", int, 0),
-                                                a.get("levels", int))},
-    "scopes": lambda r, s, a: {"scopes": s.scopes(a.get("frameId", int))},
-    "variables": lambda r, s, a: s.variables(a.get("ref", int, required=True), a.get("start", int, 0),
-                                             a.get("count", int, 100)),
-    "evaluate": lambda r, s, a: {"variable": s.evaluate(a.get("expression", str, required=True),
-                                                        a.get("frameId", int), a.get("context", str, "repl"))},
-    "setVariable": lambda r, s, a: {"variable": s.set_variable(a.get("ref", int, required=True),
-                                                               a.get("name", str, required=True),
-                                                               a.get("value", str, required=True))},
-    "setBreakpoint": _set_breakpoint,
-    "removeBreakpoint": lambda r, s, a: {"breakpoint": r.breakpoints.remove(a.get("id", int, required=True))},
-    "enableBreakpoint": lambda r, s, a: {"breakpoint": r.breakpoints.enable(a.get("id", int, required=True),
-                                                                            a.get("enabled", bool, True))},
-    "breakpoints": lambda r, s, a: {"breakpoints": r.breakpoints.list(),
-                                    "exceptions": r.manager.breakpoints.exceptions},
-    "output": lambda r, s, a: s.output(a.get("since", int, 0), a.get("limit", int)),
-    "input": lambda r, s, a: s.send_input(a.get("text", str, required=True)),
-    "terminate": lambda r, s, a: s.terminate() or {"state": s.state, "exit_code": s.exit_code},
-    "detach": lambda r, s, a: s.detach() or {"state": s.state},
-    "restart": lambda r, s, a: s.restart() or {"state": s.state},
-    "reconnect": lambda r, s, a: s.reconnect() or {"state": s.state},
+# v1 command -> (operation, the defaults v1 gives it): each operation by its own name, plus its v1 aliases.
+COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
+    **{op.name: (op.name, {}) for op in OPERATIONS.values()},
+    **{alias: (op.name, defaults) for op in OPERATIONS.values() for alias, defaults in op.aliases.items()},
 }
-NEEDS_SESSION = frozenset(VERBS) - {"sessions", "launch", "attach", "connect", "setBreakpoint", "removeBreakpoint",
-                                    "enableBreakpoint", "breakpoints"}
 
 
 class CommChannel:
@@ -315,7 +227,6 @@ class CommChannel:
     def __init__(self, relay: Relay) -> None:
         self.relay = relay
         self.peers: set[Peer] = set()
-        self.pool = concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="relay comm request")
         self._manager: Any = None
 
     def register(self) -> None:
@@ -338,4 +249,3 @@ class CommChannel:
                 log.debug("comm close failed", exc_info=True)
         if self._manager is not None:
             self._manager.unregister_target(TARGET, self._open)
-        self.pool.shutdown(wait=False, cancel_futures=True)

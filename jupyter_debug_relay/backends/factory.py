@@ -1,0 +1,55 @@
+"""Which backend each way of starting a session builds: the only place that names the concrete backends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import registry
+from .base import Backend, BackendEvents
+from .dap import DapBackend
+from .debugpy import DebugpyBackend
+from .ez import EzBackend
+from .mycel import MycelBackend
+from .pydevd_direct import PydevdDirectBackend
+
+
+def launch(request_timeout: float, *, subprocess: bool, **options: Any):
+    """A launched Python target: straight to its pydevd, or through debugpy's adapter to gather children."""
+    backend = DebugpyBackend if subprocess else PydevdDirectBackend
+    return lambda events: backend(events, subprocess=subprocess, request_timeout=request_timeout, **options)
+
+
+def attach(request_timeout: float, **options: Any):
+    """A running Python process, through debugpy's adapter."""
+    return lambda events: DebugpyBackend(events, request_timeout=request_timeout, **options)
+
+
+def ez(request_timeout: float, program: str, ez: str, cwd: str | None):
+    """An EZ program under ``ez debugserver``."""
+    return lambda events: EzBackend(events, program, ez=ez, cwd=cwd, request_timeout=request_timeout)
+
+
+def mycel(request_timeout: float, url: str):
+    """A Mycel service's debug socket."""
+    return lambda events: MycelBackend(events, url, request_timeout=request_timeout)
+
+
+def dap(request_timeout: float, adapter: Any, host: str | None, port: int | None, launch: dict | None,
+        attach: dict | None, program: str | None, args: list[str] | None, cwd: str | None,
+        env: dict[str, str] | None, stop_on_entry: bool):
+    """Any DAP adapter, chosen through the adapter registry when not named."""
+    options = registry.plan(adapter, host, port, launch, attach, program, args, cwd, env, stop_on_entry)
+    return lambda events: DapBackend(events, request_timeout=request_timeout, **options)
+
+
+def is_dap(backend: Backend) -> bool:
+    """Whether the backend speaks DAP (memory, disassembly, data breakpoints, restart request)."""
+    return isinstance(backend, DapBackend)
+
+
+def is_mycel(backend: Backend) -> bool:
+    """Whether the backend is a Mycel runtime (inspect, ready, consume, timeline)."""
+    return isinstance(backend, MycelBackend)
+
+
+__all__ = ["BackendEvents", "launch", "attach", "ez", "mycel", "dap", "is_dap", "is_mycel"]

@@ -1,0 +1,328 @@
+"""The operations table: every verb once, with its parameters, what it returns, its errors and its capability.
+
+Each operation's ``run`` is a coroutine executed on the relay loop against the session manager, so a
+front end reaches the engine in one hop whatever the verb. A result is a dict of model objects or one model
+object: the comm's and the HTTP API's body once passed through ``as_dict``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..backends import factory
+from ..engine.manager import SessionManager
+from ..engine.session import Session
+from ..errors import RelayError
+from ..model import OutputPage, VariablePage
+from . import params as P
+
+Run = Callable[[Any, Any], Awaitable[Any]]  # a dict of model objects, or one model object
+
+
+class Context(Protocol):
+    """What an operation runs against: the relay's session manager and its request timeout."""
+
+    manager: SessionManager
+    request_timeout: float
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One verb: its name, parameters model, coroutine, result keys, error codes and needed capability."""
+
+    name: str
+    params: type[P.Params]
+    run: Run
+    summary: str
+    returns: tuple[str, ...]
+    errors: tuple[str, ...] = ()
+    capability: str | None = None
+    aliases: dict[str, dict[str, Any]] = field(default_factory=dict)  # comm v1 name -> its own defaults
+    budget: Callable[[Any, float], float] = lambda p, request_timeout: request_timeout
+
+    @property
+    def takes_session(self) -> bool:
+        return issubclass(self.params, P.SessionParams)
+
+
+SESSION_ERRORS = ("session_not_found", "invalid_request")
+PAUSED_ERRORS = (*SESSION_ERRORS, "not_paused", "target_exited", "timeout", "protocol_error")
+
+
+def session_of(ctx: Context, key: str | None) -> Session:
+    """The session named ``key``, or the most recent one."""
+    manager = ctx.manager
+    if key is not None:
+        return manager.get(key)
+    if not manager.sessions:
+        raise RelayError("session_not_found", "There is no debug session yet.",
+                         "Start one with launch, attach or connect.")
+    session = list(manager.sessions.values())[-1]
+    session.touch()
+    return session
+
+
+def _waits(p: Any, request_timeout: float) -> float:
+    return p.timeout + request_timeout
+
+
+# -- sessions --------------------------------------------------------------------------------------------
+
+async def _sessions(ctx: Context, p: P.NoParams) -> dict[str, Any]:
+    return {"sessions": [s.info() for s in ctx.manager.sessions.values()]}
+
+
+async def _status(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+    return {"session": session_of(ctx, p.session).info()}
+
+
+async def _start(ctx: Context, make: Any, name: str | None) -> dict[str, Any]:
+    session = await ctx.manager.start(make, name)
+    return {"session": session.info()}
+
+
+async def _launch(ctx: Context, p: P.LaunchParams) -> dict[str, Any]:
+    if (p.program is None) == (p.module is None):
+        raise RelayError("invalid_request", "launch needs a program or a module (one of them).",
+                         "e.g. launch(\"app.py\") or launch(module=\"pytest\").")
+    options = p.model_dump(exclude={"name"})
+    return await _start(ctx, factory.launch(ctx.request_timeout, **options), p.name)
+
+
+async def _attach(ctx: Context, p: P.AttachParams) -> dict[str, Any]:
+    if (p.port is None) == (p.pid is None):
+        raise RelayError("invalid_request", "attach needs a port or a pid (one of them).")
+    make = factory.attach(ctx.request_timeout, port=p.port, host=p.host, pid=p.pid, just_my_code=p.just_my_code)
+    return await _start(ctx, make, p.name)
+
+
+async def _connect(ctx: Context, p: P.ConnectParams) -> dict[str, Any]:
+    if p.kind == "mycel":
+        if not p.url:
+            raise RelayError("invalid_request", "connect mycel needs a url.", "e.g. ws://127.0.0.1:9090/debug")
+        make = factory.mycel(ctx.request_timeout, p.url)
+    elif p.kind == "ez":
+        if not p.program:
+            raise RelayError("invalid_request", "connect ez needs a program.", "e.g. prog.ez")
+        make = factory.ez(ctx.request_timeout, p.program, p.ez, p.cwd)
+    else:
+        make = factory.dap(ctx.request_timeout, p.adapter, p.host, p.port, p.launch, p.attach, p.program, p.args,
+                           p.cwd, p.env, p.stop_on_entry)
+    return await _start(ctx, make, p.name)
+
+
+# -- running ---------------------------------------------------------------------------------------------
+
+def _resume(action: str) -> Run:
+    async def run(ctx: Context, p: P.ResumeParams) -> dict[str, Any]:
+        session = session_of(ctx, p.session)
+        stop = await session.resume(action, p.thread_id, p.wait, p.timeout)
+        return {"state": session.state, "stop": stop}
+    return run
+
+
+async def _pause(ctx: Context, p: P.ResumeParams) -> dict[str, Any]:
+    session = session_of(ctx, p.session)
+    stop = await session.pause(p.thread_id, p.wait, p.timeout)
+    return {"state": session.state, "stop": stop}
+
+
+async def _wait(ctx: Context, p: P.WaitParams) -> dict[str, Any]:
+    session = session_of(ctx, p.session)
+    stop = await session.wait_for_stop(p.timeout)
+    return {"state": session.state, "stop": stop}
+
+
+# -- looking ---------------------------------------------------------------------------------------------
+
+async def _threads(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+    return {"threads": await session_of(ctx, p.session).threads()}
+
+
+async def _stack(ctx: Context, p: P.StackParams) -> dict[str, Any]:
+    frames, total = await session_of(ctx, p.session).stack(p.thread_id, p.start, p.levels)
+    return {"frames": frames, "total": total}
+
+
+async def _scopes(ctx: Context, p: P.FrameParams) -> dict[str, Any]:
+    return {"scopes": await session_of(ctx, p.session).scopes(p.frame_id)}
+
+
+async def _variables(ctx: Context, p: P.VariablesParams) -> VariablePage:
+    return await session_of(ctx, p.session).variables(p.ref, p.start, p.count)
+
+
+async def _evaluate(ctx: Context, p: P.EvaluateParams) -> dict[str, Any]:
+    return {"variable": await session_of(ctx, p.session).evaluate(p.expression, p.frame_id, p.context)}
+
+
+async def _set_variable(ctx: Context, p: P.SetVariableParams) -> dict[str, Any]:
+    return {"variable": await session_of(ctx, p.session).set_variable(p.ref, p.name, p.value)}
+
+
+async def _completions(ctx: Context, p: P.CompletionsParams) -> dict[str, Any]:
+    return {"targets": await session_of(ctx, p.session).completions(p.text, p.frame_id)}
+
+
+async def _source(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+    return {"source": await session_of(ctx, p.session).source(None)}
+
+
+async def _output(ctx: Context, p: P.OutputParams) -> OutputPage:
+    return session_of(ctx, p.session).output.read(p.since, p.limit)
+
+
+async def _input(ctx: Context, p: P.InputParams) -> dict[str, Any]:
+    session = session_of(ctx, p.session)
+    session.require_live()
+    await session.backend.send_input(p.text)
+    return {}
+
+
+# -- ending ----------------------------------------------------------------------------------------------
+
+async def _terminate(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+    session = session_of(ctx, p.session)
+    await ctx.manager.close_session(session)
+    return {"state": session.state, "exit_code": session.exit_code}
+
+
+async def _detach(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+    session = session_of(ctx, p.session)
+    await session.detach()
+    return {"state": session.state}
+
+
+async def _restart(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+    session = session_of(ctx, p.session)
+    backend = session.backend
+    if factory.is_dap(backend) and not session.ended and backend.capabilities.get("supportsRestartRequest"):
+        await backend.restart()
+    else:
+        await session.restart()
+    return {"state": session.state}
+
+
+async def _reconnect(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+    session = session_of(ctx, p.session)
+    if not factory.is_mycel(session.backend):
+        raise RelayError("unsupported", f"Session {session.name} is a {session.backend.kind} session; only Mycel "
+                         "sessions reconnect.", "Launch or attach it again instead.")
+    await session.reconnect()
+    return {"state": session.state}
+
+
+# -- breakpoints -----------------------------------------------------------------------------------------
+
+async def _breakpoints(ctx: Context, p: P.NoParams) -> dict[str, Any]:
+    store = ctx.manager.breakpoints
+    return {"breakpoints": store.list(), "exceptions": store.exceptions}
+
+
+def _required(p: Any, kind: str, *names: str) -> None:
+    missing = [n for n in names if getattr(p, n) is None]
+    if missing:
+        raise RelayError("invalid_request", f"A {kind} breakpoint needs {' and '.join(missing)}.")
+
+
+async def _add_breakpoint(ctx: Context, p: P.AddBreakpointParams) -> dict[str, Any]:
+    store = ctx.manager.breakpoints
+    if p.kind == "line":
+        _required(p, "line", "path", "line")
+        bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message)
+    elif p.kind == "function":
+        _required(p, "function", "name")
+        bp = store.add_function(p.name, p.condition)
+    else:
+        _required(p, "stage", "flow", "stage")
+        bp = store.add_stage(p.flow, p.stage, p.rule_index, p.condition)
+    await ctx.manager.sync_breakpoints(bp)
+    return {"breakpoint": bp}
+
+
+async def _remove_breakpoint(ctx: Context, p: P.BreakpointIdParams) -> dict[str, Any]:
+    bp = ctx.manager.breakpoints.remove(p.id)
+    await ctx.manager.sync_breakpoints(bp)
+    return {"breakpoint": bp}
+
+
+async def _update_breakpoint(ctx: Context, p: P.UpdateBreakpointParams) -> dict[str, Any]:
+    bp = ctx.manager.breakpoints.get(p.id)
+    bp.enabled = p.enabled
+    await ctx.manager.sync_breakpoints(bp)
+    return {"breakpoint": bp}
+
+
+async def _set_exceptions(ctx: Context, p: P.ExceptionsParams) -> dict[str, Any]:
+    ctx.manager.breakpoints.set_exceptions(p.mode)
+    await ctx.manager.sync_exceptions()
+    return {"exceptions": p.mode}
+
+
+# -- the table -------------------------------------------------------------------------------------------
+
+_STEP_ALIAS = {"wait": False}  # comm v1: steps answer at once unless asked to wait
+_START_ERRORS = ("invalid_request", "file_not_found", "syntax_error", "adapter_failed", "connection_failed",
+                 "timeout")
+
+OPERATIONS: dict[str, Operation] = {op.name: op for op in (
+    Operation("sessions", P.NoParams, _sessions, "List the sessions of this relay.", ("sessions",)),
+    Operation("status", P.SessionParams, _status, "A session's state, target, stop and exit code.", ("session",),
+              SESSION_ERRORS),
+    Operation("launch", P.LaunchParams, _launch, "Start a Python script or module under the debugger.",
+              ("session",), _START_ERRORS, budget=lambda p, t: 60.0),
+    Operation("attach", P.AttachParams, _attach, "Attach to a running Python process by port or pid.",
+              ("session",), _START_ERRORS, budget=lambda p, t: 60.0),
+    Operation("connect", P.ConnectParams, _connect, "Connect to a Mycel service, an EZ program or a DAP adapter.",
+              ("session",), _START_ERRORS, budget=lambda p, t: 60.0),
+    Operation("continue", P.ResumeParams, _resume("continue"), "Run until the next stop or the end.",
+              ("state", "stop"), PAUSED_ERRORS, aliases={"continue": _STEP_ALIAS}, budget=_waits),
+    Operation("next", P.ResumeParams, _resume("next"), "Step over one line.", ("state", "stop"), PAUSED_ERRORS,
+              aliases={"next": _STEP_ALIAS}, budget=_waits),
+    Operation("step_in", P.ResumeParams, _resume("stepIn"), "Step into the call on this line.", ("state", "stop"),
+              PAUSED_ERRORS, aliases={"stepIn": _STEP_ALIAS}, budget=_waits),
+    Operation("step_out", P.ResumeParams, _resume("stepOut"), "Run until the current function returns.",
+              ("state", "stop"), PAUSED_ERRORS, aliases={"stepOut": _STEP_ALIAS}, budget=_waits),
+    Operation("pause", P.ResumeParams, _pause, "Pause a running target.", ("state", "stop"), PAUSED_ERRORS,
+              aliases={"pause": _STEP_ALIAS}, budget=_waits),
+    Operation("wait", P.WaitParams, _wait, "Wait for the next stop or the end.", ("state", "stop"), PAUSED_ERRORS,
+              budget=_waits),
+    Operation("threads", P.SessionParams, _threads, "The target's threads.", ("threads",), PAUSED_ERRORS),
+    Operation("stack", P.StackParams, _stack, "The call stack of a stopped thread.", ("frames", "total"),
+              PAUSED_ERRORS),
+    Operation("scopes", P.FrameParams, _scopes, "The variable scopes of a frame.", ("scopes",), PAUSED_ERRORS),
+    Operation("variables", P.VariablesParams, _variables, "A page of a value's children.", ("items", "start", "total"),
+              PAUSED_ERRORS),
+    Operation("evaluate", P.EvaluateParams, _evaluate, "Evaluate an expression in a frame.", ("variable",),
+              (*PAUSED_ERRORS, "evaluation_failed")),
+    Operation("set_variable", P.SetVariableParams, _set_variable, "Give a variable a new value.", ("variable",),
+              PAUSED_ERRORS, capability="supportsSetVariable", aliases={"setVariable": {}}),
+    Operation("completions", P.CompletionsParams, _completions, "Completions of a text in a frame.",
+              ("targets",), PAUSED_ERRORS, capability="supportsCompletionsRequest"),
+    Operation("source", P.SessionParams, _source, "The source text of the stopped frame.", ("source",),
+              PAUSED_ERRORS),
+    Operation("output", P.OutputParams, _output, "The target's output from a cursor.",
+              ("chunks", "cursor", "dropped"), SESSION_ERRORS),
+    Operation("input", P.InputParams, _input, "Send text to the target's stdin.", (), SESSION_ERRORS),
+    Operation("terminate", P.SessionParams, _terminate, "Stop the target and end the session.",
+              ("state", "exit_code"), SESSION_ERRORS, budget=lambda p, t: 15.0),
+    Operation("detach", P.SessionParams, _detach, "Leave the target running and end the session.", ("state",),
+              SESSION_ERRORS, budget=lambda p, t: 10.0),
+    Operation("restart", P.SessionParams, _restart, "Start the target again with the same options.", ("state",),
+              _START_ERRORS, budget=lambda p, t: 60.0),
+    Operation("reconnect", P.SessionParams, _reconnect, "Open a Mycel session's dropped socket again.", ("state",),
+              (*SESSION_ERRORS, "connection_failed", "unsupported"), budget=lambda p, t: 60.0),
+    Operation("breakpoints", P.NoParams, _breakpoints, "The relay's breakpoints and exception mode.",
+              ("breakpoints", "exceptions")),
+    Operation("add_breakpoint", P.AddBreakpointParams, _add_breakpoint, "Add a line, function or stage breakpoint.",
+              ("breakpoint",), ("invalid_request", "file_not_found", "invalid_line", "invalid_condition"),
+              aliases={"setBreakpoint": {}}),
+    Operation("remove_breakpoint", P.BreakpointIdParams, _remove_breakpoint, "Remove a breakpoint.",
+              ("breakpoint",), ("invalid_request",), aliases={"removeBreakpoint": {}}),
+    Operation("update_breakpoint", P.UpdateBreakpointParams, _update_breakpoint, "Enable or disable a breakpoint.",
+              ("breakpoint",), ("invalid_request",), aliases={"enableBreakpoint": {}}),
+    Operation("set_exceptions", P.ExceptionsParams, _set_exceptions, "Stop on raised, uncaught or no exceptions.",
+              ("exceptions",), ("invalid_request",)),
+)}
