@@ -296,6 +296,9 @@ class PulledRepr(str):
         pulled.type_name = type_name
         return pulled
 
+    def __getnewargs__(self) -> tuple[str, str]:  # copy and pickle of the kernel's own PulledRepr keep type_name
+        return str(self), self.type_name
+
     def __repr__(self) -> str:
         return f"<repr of a {self.type_name} from the target: {str(self)}>"
 

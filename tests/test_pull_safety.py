@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import copy
 import datetime
 import io
 import json
@@ -427,7 +428,7 @@ def test_a_hostile_payload_is_a_protocol_error_and_runs_nothing(case, tmp_path):
     assert not os.path.exists(mark)
 
 
-def test_the_encoder_source_runs_alone_and_arrow_is_read_only_from_a_safe_pyarrow(monkeypatch):
+def test_the_encoder_runs_alone_arrow_comes_only_from_a_safe_pyarrow_and_a_repr_copies(monkeypatch):
     namespace: dict = {}
     exec(TARGET_SOURCE, namespace)  # what the target runs: it must not need this module
     frame = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
@@ -442,6 +443,8 @@ def test_the_encoder_source_runs_alone_and_arrow_is_read_only_from_a_safe_pyarro
     assert "Arrow, which this kernel did not ask for" in caught.value.message
     monkeypatch.setattr(pyarrow, "__version__", "14.0.1")
     assert kernel_pyarrow() is pyarrow
+    text = decode_payload(namespace["encode_payload"](pytest))
+    assert repr(copy.deepcopy(text)) == repr(text) == f"<repr of a module from the target: {pytest!r}>"
 
 
 def test_json_of_other_backends_is_parsed_as_data_or_kept_as_text():
