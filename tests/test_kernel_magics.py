@@ -208,14 +208,15 @@ def test_every_bad_input_is_one_line_with_a_code_and_a_hint(kernel, write, line,
     assert kernel.magic(f"_r = {line}\nprint(_r.error.code)").streams.strip() == code
 
 
-def test_unpicklable_pull_and_a_pull_over_the_cap_are_clear_errors(kernel, write):
-    app = write("app.py", "class Order:\n    pass\n\norder = Order()\nblob = list(range(100000))\nx = 1\n")
+def test_an_object_pulls_as_its_repr_and_a_pull_over_the_cap_is_a_clear_error(kernel, write):
+    app = write("app.py", "class Order:\n    def __repr__(self):\n        return 'Order(7)'\n\n"
+                          "order = Order()\nblob = list(range(100000))\nx = 1\n")
     kernel.magic(f"%bp app.py:{line_of(app, 'x = 1')}")
     kernel.magic("%dbg launch app.py")
-    cell = kernel.magic("%dbg pull order")
-    assert cell.text.startswith("error unsupported: The value holds a __main__.Order object"), cell.text
+    assert kernel.magic("%dbg pull order").text == "pulled order into order (PulledRepr)"
+    assert kernel.magic("order").text == "<repr of a __main__.Order from the target: Order(7)>"
     cell = kernel.magic("%dbg pull blob --max-bytes 1000")
-    assert cell.text.startswith("error invalid_request: 'blob' pickles to "), cell.text
+    assert cell.text.startswith("error invalid_request: 'blob' encodes to "), cell.text
     assert kernel.magic("%dbg pull blob").text == "pulled blob into blob (list)"
     assert kernel.magic("len(blob)").text == "100000"
     kernel.magic("%dbg stop")
@@ -326,7 +327,7 @@ def test_the_panel_magic_shows_a_live_widget(kernel, paused):
 
 def test_pulling_a_missing_name_and_detaching_a_launched_target_say_why(kernel, paused):
     cell = kernel.magic("%dbg pull nosuch")
-    assert cell.text.startswith("error invalid_request: Cannot pickle 'nosuch' in the target: ") and \
+    assert cell.text.startswith("error invalid_request: Cannot pull 'nosuch' from the target: ") and \
         "name 'nosuch' is not defined" in cell.text, cell.text
     cell = kernel.magic("%dbg detach")
     assert cell.text.startswith("error unsupported: A launched target belongs to its session"), cell.text
