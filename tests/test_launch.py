@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -103,6 +104,28 @@ def test_target_sees_its_own_sys_path_and_environment(relay, write, tmp_path):
     with pytest.raises(RelayError):
         session.wait_for_stop(15)
     assert session.output().text == plain
+
+
+@pytest.mark.parametrize("subprocess_", [False, True], ids=["direct", "adapter"])
+def test_target_and_its_children_see_the_environment_of_a_plain_run(relay, write, monkeypatch, subprocess_):
+    """Nothing of the relay's stays in os.environ (its token, the PYTHONUNBUFFERED it adds); debugpy's own two do."""
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
+    app = write("env.py", """
+        import json, os, subprocess, sys
+        code = "import json, os; print(json.dumps(dict(os.environ)))"
+        child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        print(json.dumps({"self": dict(os.environ), "child": json.loads(child)}))
+    """)
+    plain_run = subprocess.run([sys.executable, app], capture_output=True, text=True, check=True,
+                               env=dict(os.environ))  # os.environ, not the C environ something putenv'd into
+    plain = json.loads(plain_run.stdout)
+    session = relay.launch(app, subprocess=subprocess_)
+    with pytest.raises(RelayError):
+        session.wait_for_stop(30)
+    seen = json.loads("".join(c.text for c in session.output().chunks if c.category == "stdout"))
+    debugpys_own = {"DEBUGPY_RUNNING": "true", "PYDEVD_USE_FRAME_EVAL": "NO"}  # debugpy sets them in any debuggee
+    assert seen["self"] == {**plain["self"], **debugpys_own}
+    assert seen["child"] == {**plain["child"], **debugpys_own}
 
 
 def test_wrong_path_is_file_not_found(relay, tmp_path):

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from typing import Any
+
+import debugpy.launcher
 
 from ..errors import RelayError
 from ..model import Variable, VariablePage
@@ -13,6 +16,9 @@ from .base import BackendEvents
 from .dap import DapBackend
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
+LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
+LAUNCHER_DIR = os.path.realpath(os.path.dirname(debugpy.launcher.__file__))  # what our adapter's runInTerminal runs
+BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the boots' settings; they remove it before the program runs
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
 NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
 SLICEABLE = {"list", "tuple", "range", "deque", "ndarray", "Series", "DataFrame"}
@@ -122,13 +128,16 @@ class DebugpyBackend(DapBackend):
             self.target = f"pid {pid}"
             self.attach_pid = pid
         else:
+            # Output as it is printed, as in a terminal; the boot unsets what we add once the interpreter has it.
+            ours = {} if "PYTHONUNBUFFERED" in os.environ else {"PYTHONUNBUFFERED": "1"}
+            boot = {"unset": [name for name in ours if name not in (env or {})]}
             config: dict[str, Any] = {
                 **common,
                 "console": "integratedTerminal",
                 "python": [python or sys.executable, "-X", "frozen_modules=off", NODELAY_BOOT],
                 "args": list(args or []),
                 "cwd": os.path.abspath(cwd or os.getcwd()),
-                "env": {"PYTHONUNBUFFERED": "1", **(env or {})},  # output as it is printed, as in a terminal
+                "env": {**ours, **(env or {}), BOOT_VARIABLE: json.dumps(boot)},
                 "stopOnEntry": stop_on_entry,
                 "rules": [{"path": NODELAY_BOOT, "include": False}],
             }
@@ -200,6 +209,20 @@ class DebugpyBackend(DapBackend):
         if self.request_kind == "launch" and body.get("category") in ("stdout", "stderr"):
             body = {**body, "category": "console"}  # the program writes to our pipes: this is a logpoint's text
         super()._event_output(body)
+
+    async def _on_reverse(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Run a command only for the adapter a launch started on our own pipes, never for an attach's peer."""
+        if command == "runInTerminal" and self.request_kind != "launch":
+            raise RelayError("unsupported", f"The relay refuses runInTerminal from {self.target}: only debugpy's "
+                             "adapter started for a launch may ask it to run a command.")
+        return await super()._on_reverse(command, arguments)
+
+    async def _run_in_terminal(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Start debugpy's launcher through ``_launcher_boot.py``, which keeps its token off the debuggee's argv."""
+        argv = list(arguments.get("args") or [])
+        if len(argv) > 1 and os.path.realpath(argv[1]) == LAUNCHER_DIR:
+            argv.insert(1, LAUNCHER_BOOT)
+        return await super()._run_in_terminal({**arguments, "args": argv})
 
     async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """debugpy's ``startDebugging``: attach a child backend to the subprocess it announced."""
