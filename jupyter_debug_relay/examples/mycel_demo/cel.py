@@ -148,8 +148,12 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(to_json(value), separators=(",", ":"))
 
 
+def _field(item: Any, name: str) -> Any:
+    return item[name] if isinstance(item, dict) and name in item else None
+
+
 def _sort_key(item: Any, field: str) -> tuple[int, Any]:
-    value = item.get(field) if isinstance(item, dict) else None
+    value = _field(item, field)
     if isinstance(value, (int, float)) and not isinstance(value, celtypes.BoolType):
         return (0, float(value))
     return (1, str(value)) if isinstance(value, str) else (2, "")
@@ -216,7 +220,7 @@ def _flatten(items: Any) -> Any:
 
 def _pluck(items: Any, field: Any) -> Any:
     name = _str(field, "pluck")
-    return celtypes.ListType(item.get(name) if isinstance(item, dict) else None for item in _list(items, "pluck"))
+    return celtypes.ListType(_field(item, name) for item in _list(items, "pluck"))
 
 
 def _sort_by(items: Any, field: Any) -> Any:
@@ -227,21 +231,21 @@ def _sort_by(items: Any, field: Any) -> Any:
 def _sum(items: Any) -> Any:
     numbers = _numbers(items, "sum")
     if all(isinstance(n, int) for n in numbers):
-        return celtypes.IntType(sum(numbers))
-    return celtypes.DoubleType(sum(numbers))
+        return celtypes.IntType(sum(int(n) for n in numbers))
+    return celtypes.DoubleType(sum(float(n) for n in numbers))
 
 
 def _avg(items: Any) -> Any:
     numbers = _nonempty_numbers(items, "avg")
-    return celtypes.DoubleType(sum(numbers) / len(numbers))
+    return celtypes.DoubleType(sum(float(n) for n in numbers) / len(numbers))
 
 
 def _min_val(items: Any) -> Any:
-    return min(_nonempty_numbers(items, "min_val"))
+    return min(_nonempty_numbers(items, "min_val"), key=float)
 
 
 def _max_val(items: Any) -> Any:
-    return max(_nonempty_numbers(items, "max_val"))
+    return max(_nonempty_numbers(items, "max_val"), key=float)
 
 
 def _type(value: Any) -> Any:
@@ -346,13 +350,20 @@ def compile_cel(expression: str) -> Any:
     try:
         ast = environment.compile(expression)
     except celpy.CELParseError as exc:
-        raise CelCompileError(f"syntax error at line {exc.line}, column {exc.column}") from None
+        raise CelCompileError(_syntax_error(exc)) from None
     except RecursionError:
         raise CelCompileError("expression nested too deeply") from None
     unknown = _undeclared_function(ast)
     if unknown:
         raise CelCompileError(f"undeclared function '{unknown}'")
     return environment.program(ast, functions=EXTENSIONS)
+
+
+def _syntax_error(error: Any) -> str:
+    # lark, under celpy, places an unexpected end at the last token; say "end" instead.
+    if getattr(getattr(error.__context__, "token", None), "type", "") == "$END":
+        return "syntax error: unexpected end of expression"
+    return f"syntax error at line {error.line}, column {error.column}"
 
 
 def _message(error: Any) -> str:
