@@ -127,6 +127,11 @@ def test_evaluation_errors(expression, message):
     assert str(error.value) == message
 
 
+def test_an_expression_nested_too_deeply_is_refused_not_a_crash():
+    with pytest.raises(CelError, match="^expression nested too deeply$"):
+        evaluate_typed("(" * 1999 + "1" + ")" * 1999, DATA)
+
+
 def test_a_failing_extension_is_a_cel_error_value_that_short_circuits():
     assert evaluate_typed("false && lower(1) == 'x'", DATA) == (False, "bool")
 

@@ -1,4 +1,4 @@
-"""CEL for the Mycel demo: cel-python's interpreter plus Mycel's extension functions, each expression compiled once."""
+"""CEL for the Mycel demo: cel-python's interpreter (no Python eval) with Mycel's extension functions, compiled once."""
 
 from __future__ import annotations
 

@@ -34,7 +34,13 @@ class Connection:
 
 
 class MycelRuntime(PipelineRuntime):
-    """A Mycel-like pipeline runtime with its Studio debug server (in-memory tables, no real brokers)."""
+    """A Mycel-like pipeline runtime with its Studio debug server (in-memory tables, no real brokers).
+
+    It listens on 127.0.0.1 only. Its demo flows: create_user (sanitize, validate_input, enrich,
+    transform, write), get_users (read), process_order (from the manual-consume queue orders_queue)
+    and record_reading (from the push connector sensors). Besides the Mycel methods it answers
+    ``demo.request`` and ``demo.publish``, standing in for a REST client and a message broker.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """The arguments are ``PipelineRuntime``'s: flows, connectors, types, transforms, queued messages."""
@@ -309,7 +315,16 @@ def _error_reply(req_id: Any, code: int, message: str) -> dict[str, Any]:
 
 
 class RuntimeThread:
-    """A runtime serving on its own event loop in a daemon thread; ``url`` is set once it listens."""
+    """A runtime serving on its own event loop in a daemon thread; ``url`` is set once it listens.
+
+    ::
+
+        demo = RuntimeThread()
+        url = demo.start()                      # ws://127.0.0.1:PORT/debug
+        ...                                     # connect a debugger to url, set stage breakpoints
+        demo.request("create_user", {"email": "Ann@Example.com", "name": "Ann"})
+        demo.stop()
+    """
 
     def __init__(self, runtime: MycelRuntime | None = None, port: int = 0) -> None:
         self.runtime = runtime if runtime is not None else MycelRuntime()
