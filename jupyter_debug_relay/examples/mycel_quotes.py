@@ -17,9 +17,7 @@ the first line on stdout.
 
 from __future__ import annotations
 
-import asyncio
-
-from .mycel_demo import Connector, Flow, MycelRuntime, Rule, RuntimeThread, build_parser, serve_forever
+from .mycel_demo import Connector, Flow, MycelRuntime, Rule, RuntimeThread, run_program
 
 QUOTE_ORDER = Flow(
     "quote_order",
@@ -61,8 +59,7 @@ def start(flow: Flow = QUOTE_ORDER) -> RuntimeThread:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m jupyter_debug_relay.examples.mycel_quotes --port 0``."""
-    args = build_parser("python -m jupyter_debug_relay.examples.mycel_quotes").parse_args(argv)
-    asyncio.run(serve_forever(runtime(), args.port))
+    run_program(runtime, "python -m jupyter_debug_relay.examples.mycel_quotes", argv)
 
 
 if __name__ == "__main__":

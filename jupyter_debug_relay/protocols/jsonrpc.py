@@ -7,6 +7,7 @@ import itertools
 import json
 import logging
 from collections.abc import Callable, Mapping
+from enum import IntEnum
 from typing import Any, Protocol
 
 from ..errors import RelayError
@@ -14,13 +15,34 @@ from .timeouts import DEFAULT_TIMEOUT, clamp_timeout
 
 log = logging.getLogger(__name__)
 
+
+class ErrorCode(IntEnum):
+    """JSON-RPC 2.0 error codes: the standard ones, then the Mycel debug protocol's (server errors -32000..-32003)."""
+
+    PARSE_ERROR = -32700  # invalid JSON received
+    INVALID_REQUEST = -32600  # not a JSON-RPC 2.0 request
+    METHOD_NOT_FOUND = -32601
+    INVALID_PARAMS = -32602
+    INTERNAL_ERROR = -32603
+    SESSION_NOT_FOUND = -32000  # Mycel: a method called before debug.attach
+    THREAD_NOT_FOUND = -32001  # Mycel: no such debug thread
+    FLOW_NOT_FOUND = -32002  # Mycel: no such flow
+    EVAL_ERROR = -32003  # Mycel: a CEL expression failed
+
+
 _RELAY_BUG = "The peer could not read what the relay sent; please report this as a relay bug."
 STANDARD_ERRORS: dict[int, tuple[str, str]] = {
-    -32700: ("protocol_error", _RELAY_BUG),
-    -32600: ("protocol_error", _RELAY_BUG),
-    -32601: ("unsupported", "The peer does not know this method; check that its version supports it."),
-    -32602: ("invalid_request", "Check the arguments of the request against the peer's documentation."),
-    -32603: ("invalid_request", "The peer could not carry out the request; its message says why."),
+    ErrorCode.PARSE_ERROR: ("protocol_error", _RELAY_BUG),
+    ErrorCode.INVALID_REQUEST: ("protocol_error", _RELAY_BUG),
+    ErrorCode.METHOD_NOT_FOUND: (
+        "unsupported",
+        "The peer does not know this method; check that its version supports it.",
+    ),
+    ErrorCode.INVALID_PARAMS: (
+        "invalid_request",
+        "Check the arguments of the request against the peer's documentation.",
+    ),
+    ErrorCode.INTERNAL_ERROR: ("invalid_request", "The peer could not carry out the request; its message says why."),
 }
 _OTHER_ERROR = ("invalid_request", "The peer refused the request; its message says why.")
 
@@ -187,7 +209,7 @@ class JsonRpcChannel:
             reply = {
                 "jsonrpc": "2.0",
                 "id": msg["id"],
-                "error": {"code": -32601, "message": "method not found"},
+                "error": {"code": ErrorCode.METHOD_NOT_FOUND, "message": "method not found"},
             }
             task = asyncio.get_running_loop().create_task(self._transport.send(json.dumps(reply)))
             self._replies.add(task)
