@@ -221,8 +221,8 @@ class Breakpoints:
     def _store(self):
         return self._relay.manager.breakpoints
 
-    def _op(self, name: str, **args: Any) -> Any:
-        return self._relay.operations.call(name, args)
+    def _op(self, operation: str, /, **args: Any) -> Any:
+        return self._relay.operations.call(operation, args)
 
     def add(self, path: str, line: int, condition: str | None = None, hit_condition: str | None = None,
             log_message: str | None = None) -> Breakpoint:
@@ -308,9 +308,9 @@ class SessionHandle:
     def info(self) -> SessionInfo:
         return self._relay._run(self._session.info)
 
-    def _op(self, name: str, **args: Any) -> Any:
-        """Run operation ``name`` on this session through the relay's dispatcher."""
-        return self._relay.operations.call(name, {"session": self.id, **args})
+    def _op(self, operation: str, /, **args: Any) -> Any:
+        """Run ``operation`` on this session through the relay's dispatcher."""
+        return self._relay.operations.call(operation, {"session": self.id, **args})
 
     # -- execution --------------------------------------------------------------------------
 
