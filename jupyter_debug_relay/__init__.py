@@ -1,10 +1,11 @@
 """A debugging toolkit inside a Jupyter kernel: debug other programs from a notebook."""
 
 from .errors import RelayError, Unsupported
-from .relay import Relay, SessionHandle
+from .relay import DapSessionHandle, MycelSessionHandle, Relay, SessionHandle
 
 __version__ = "0.1.0"
-__all__ = ["Relay", "RelayError", "SessionHandle", "Unsupported", "__version__"]
+__all__ = ["DapSessionHandle", "MycelSessionHandle", "Relay", "RelayError", "SessionHandle", "Unsupported",
+           "__version__"]
 
 
 def load_ipython_extension(shell) -> None:

@@ -107,10 +107,10 @@ class Relay:
     def start(self, factory: BackendFactory, name: str | None = None, timeout: float | None = None) -> SessionHandle:
         """Start a session on any backend made by ``factory(events)``."""
         session = self.call(self._manager.start(factory, name), timeout or 60.0)
-        return SessionHandle(self, session)
+        return handle_for(self, session)
 
     def _started(self, result: dict[str, Any]) -> SessionHandle:
-        return SessionHandle(self, self._manager.sessions[result["session"].id])
+        return handle_for(self, self._manager.sessions[result["session"].id])
 
     def launch(
         self,
@@ -176,11 +176,11 @@ class Relay:
 
     @property
     def sessions(self) -> list[SessionHandle]:
-        return [SessionHandle(self, s) for s in self._run(lambda: list(self._manager.sessions.values()))]
+        return [handle_for(self, s) for s in self._run(lambda: list(self._manager.sessions.values()))]
 
     def get(self, key: str) -> SessionHandle:
         """A session by id (``s1``) or name."""
-        return SessionHandle(self, self._run(lambda: self._manager.get(key)))
+        return handle_for(self, self._run(lambda: self._manager.get(key)))
 
     def subscribe(self, callback: Callable[[Event], None], session: str | None = None) -> Callable[[], None]:
         """Call ``callback(event)`` (on the relay loop) for every event; returns the unsubscribe function."""
@@ -269,6 +269,11 @@ class SessionHandle:
 
     def __repr__(self) -> str:
         return f"<Session {self.id} {self.name!r} {self.state}>"
+
+    @property
+    def adapter(self) -> str:
+        """The debug adapter's name (DAP sessions), else the backend's kind."""
+        return self._session.backend.kind
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SessionHandle) and other._session is self._session
@@ -374,20 +379,33 @@ class SessionHandle:
         self._session.require_live()
         return self._call(self._session.backend.custom_request(command, arguments or {}))
 
-    # -- DAP adapters: what only some have (``unsupported`` when the adapter lacks it) -------
+    # -- ending -----------------------------------------------------------------------------
+
+    def terminate(self) -> None:
+        self._op("terminate")
+
+    def detach(self) -> None:
+        self._op("detach")
+
+    def restart(self) -> None:
+        """Start the target again: through the adapter's own ``restart`` when it has one, else afresh."""
+        self._op("restart")
+
+
+class DapSessionHandle(SessionHandle):
+    """A session on a DAP adapter (debugpy, lldb, ...): adds what only DAP adapters have.
+
+    Each verb is checked against the adapter's declared capabilities (``unsupported`` when it lacks one).
+    """
 
     def _dap(self) -> Any:
-        backend = self._session.backend
-        if not factory.is_dap(backend):
-            raise RelayError("unsupported", f"Session {self.name} is a {backend.kind} session, not a DAP one.")
         self._session.require_live()
-        return backend
+        return self._session.backend
 
     @property
     def adapter(self) -> str:
-        """The debug adapter's name (DAP sessions), else the backend's kind."""
-        backend = self._session.backend
-        return backend.adapter_name if factory.is_dap(backend) else backend.kind
+        """The debug adapter's name."""
+        return self._session.backend.adapter_name
 
     def _frame_or_stop(self, frame_id: int | None) -> int | None:
         if frame_id is not None:
@@ -439,13 +457,12 @@ class SessionHandle:
     def loaded_sources(self) -> list[dict[str, Any]]:
         return self._call(self._dap().loaded_sources())
 
-    # -- Mycel runtimes ---------------------------------------------------------------------
+
+class MycelSessionHandle(SessionHandle):
+    """A session on a Mycel runtime: adds the runtime's own verbs (inspect, ready, consume, timeline, reconnect)."""
 
     def _mycel(self) -> Any:
-        backend = self._session.backend
-        if not factory.is_mycel(backend):
-            raise RelayError("unsupported", f"Session {self.name} is a {backend.kind} session, not a Mycel one.")
-        return backend
+        return self._session.backend
 
     def inspect(self, what: str, name: str | None = None) -> Any:
         """The runtime's flows, one flow, connectors, types or transforms."""
@@ -470,14 +487,12 @@ class SessionHandle:
         """
         self._op("reconnect")
 
-    # -- ending -----------------------------------------------------------------------------
 
-    def terminate(self) -> None:
-        self._op("terminate")
-
-    def detach(self) -> None:
-        self._op("detach")
-
-    def restart(self) -> None:
-        """Start the target again: through the adapter's own ``restart`` when it has one, else afresh."""
-        self._op("restart")
+def handle_for(relay: Relay, session: Session) -> SessionHandle:
+    """The handle type for a session's backend: DAP verbs on DAP sessions, Mycel verbs on Mycel sessions."""
+    backend = session.backend
+    if factory.is_dap(backend):
+        return DapSessionHandle(relay, session)
+    if factory.is_mycel(backend):
+        return MycelSessionHandle(relay, session)
+    return SessionHandle(relay, session)

@@ -123,3 +123,4 @@ def test_comm_breakpoint_lines_are_not_coerced(kernel, args, field):
     assert answer["ok"] is False and answer["error"]["code"] == "invalid_request"
     assert field in answer["error"]["message"]
     assert front.request("breakpoints")["body"]["breakpoints"] == []
+
