@@ -70,38 +70,41 @@ class EventQueue:
 
     def put(self, event: Event) -> None:
         name = event.event
+        if name in STATE_EVENTS:
+            self._held[event.seq] = event
+            return
         if name == "dropped":
             self.dropped_events += event.body.get("events", 0)
             self._count(event.size if "bytes" in event.body else None)
             return
         self._held[event.seq] = event
-        if name in STATE_EVENTS:
-            return
-        output = name == "output"
-        key = event.session if output else None
+        key = event.session if name == "output" else None
         line = self._droppable.get(key)
         if line is None:
             line = self._droppable[key] = deque()
         line.append(event)
-        if output:
+        if key is not None:
             self.bytes += event.size
-            ring = self.rings.get(event.session)
-            if ring is not None:
+            ring = self.rings.get(key)
+            if ring is not None and line[0].body["cursor"] < ring.first:
                 first = ring.first
                 while line and line[0].body["cursor"] < first:
                     self._drop(key, line)
-        while len(self._held) > self.max_events and self._drop_oldest(False):
-            pass
-        while self.max_bytes is not None and self.bytes > self.max_bytes and self._drop_oldest(True):
-            pass
+        if len(self._held) > self.max_events:
+            while len(self._held) > self.max_events and self._drop_oldest(False):
+                pass
+        if self.max_bytes is not None and self.bytes > self.max_bytes:
+            while self.bytes > self.max_bytes and self._drop_oldest(True):
+                pass
 
     def get(self) -> Event | None:
         """The oldest event, or None."""
         if not self._held:
             return None
         _, event = self._held.popitem(last=False)
-        if event.event not in STATE_EVENTS:
-            key = event.session if event.event == "output" else None
+        name = event.event
+        if name not in STATE_EVENTS:
+            key = event.session if name == "output" else None
             line = self._droppable[key]
             line.popleft()
             if not line:
@@ -155,13 +158,15 @@ class Subscription:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            while self.queue:
-                events, size = self.queue.take_dropped()
-                if events:
+            queue = self.queue
+            while True:
+                if queue.dropped_events:
+                    events, size = queue.take_dropped()
                     self._call(dropped_event(self.session or "", self.bus.last_seq, events, size))
-                event = self.queue.get()
-                if event is not None:
-                    self._call(event)
+                event = queue.get()
+                if event is None:
+                    break
+                self._call(event)
 
     def _call(self, event: Event) -> None:
         try:

@@ -21,6 +21,7 @@ class OutputRing:
         self._chunks: deque[tuple[OutputChunk, int]] = deque()
         self._size = 0
         self._next_seq = 0
+        self.first = 0  # the cursor of the oldest chunk kept: every older one has fallen out
         self.dropped = 0  # bytes that fell out of the ring
 
     def append(self, category: str, text: str) -> tuple[OutputChunk, int, int]:
@@ -34,12 +35,15 @@ class OutputRing:
             self.dropped += cut
         chunk = OutputChunk(seq=self._next_seq, category=category, text=text)
         self._next_seq += 1
-        self._chunks.append((chunk, size))
+        chunks = self._chunks
+        chunks.append((chunk, size))
         self._size += size
-        while self._size > self.cap:
-            _, old = self._chunks.popleft()
-            self._size -= old
-            self.dropped += old
+        if self._size > self.cap:
+            while self._size > self.cap:
+                _, old = chunks.popleft()
+                self._size -= old
+                self.dropped += old
+            self.first = chunks[0][0].seq
         return chunk, size, cut
 
     def read(self, since: int = 0, limit: int | None = None) -> OutputPage:
@@ -58,12 +62,6 @@ class OutputRing:
         """The chunk ``cursor`` if the ring still holds it."""
         index = cursor - self.first
         return self._chunks[index][0] if 0 <= index < len(self._chunks) else None
-
-    @property
-    def first(self) -> int:
-        """The cursor of the oldest chunk kept: every older chunk has fallen out."""
-        chunks = self._chunks
-        return chunks[0][0].seq if chunks else self._next_seq
 
     @property
     def size(self) -> int:
