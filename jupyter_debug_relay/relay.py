@@ -187,8 +187,9 @@ class Relay:
         sub = self._run(lambda: self._manager.bus.subscribe(callback, session))
         return lambda: None if self._closed else self._loop.call_soon_threadsafe(sub.close)
 
-    def events_since(self, seq: int) -> list[Event]:
-        return self._run(lambda: self._manager.bus.since(seq))
+    def events_since(self, seq: int, until: int | None = None) -> list[Event]:
+        """The kept events after ``seq`` (up to ``until``), after a ``dropped`` event counting any no longer kept."""
+        return self._run(lambda: self._manager.bus.since(seq, until))
 
     # -- closing ----------------------------------------------------------------------------
 

@@ -43,7 +43,8 @@ class Session(BackendEvents):
         self.stop: StopInfo | None = None
         self.exit_code: int | None = None
         self.error: RelayError | None = None
-        self.output = OutputRing(output_cap)
+        self.output = OutputRing(output_cap)  # the session's output budget: no output text is kept elsewhere
+        manager.bus.rings[session_id] = self.output
         self.created_at = self.last_activity = time.time()
         self._stops = 0  # how many stops so far: a waiter waits for this to grow
         self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
@@ -305,8 +306,7 @@ class Session(BackendEvents):
             self._set_state("running")
 
     def on_output(self, category: str, text: str) -> None:
-        chunk = self.output.append(category, text)
-        self.emit("output", {"category": category, "text": chunk.text, "cursor": chunk.seq})
+        self.manager.bus.output(self.id, self.output, category, text)
 
     def on_thread(self, thread_id: int, reason: str) -> None:
         self.emit("thread", {"thread_id": thread_id, "reason": reason})

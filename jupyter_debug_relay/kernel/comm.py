@@ -10,10 +10,9 @@ import logging
 import re
 import threading
 import time
-from collections import deque
 from typing import Any
 
-from ..engine.events import STATE_EVENTS, Event
+from ..engine.events import STATE_EVENTS, Event, EventQueue, dropped_event
 from ..errors import RelayError
 from ..model import as_dict
 from ..operations import OPERATIONS
@@ -24,7 +23,7 @@ log = logging.getLogger(__name__)
 TARGET = "jupyter_debug_relay"
 VERSION = 1
 MAX_BACKLOG = 2000  # events waiting for one comm
-MAX_BACKLOG_BYTES = 1 << 20  # output text waiting for one comm
+MAX_BACKLOG_BYTES = 1 << 20  # UTF-8 bytes of output text waiting for one comm (and no more than its ring holds)
 MAX_BATCH = 500  # events per message
 OUTPUT_INTERVAL = 0.01  # seconds between two messages that carry only output
 
@@ -34,68 +33,45 @@ class Peer:
 
     def __init__(self, channel: CommChannel, comm: Any, since: int | None) -> None:
         self.channel, self.comm = channel, comm
-        self._backlog: deque[dict[str, Any]] = deque()
-        self._bytes = 0
-        self._dropped_events = self._dropped_bytes = 0
+        relay = channel.relay
+        self._backlog = EventQueue(relay.manager.bus.rings, MAX_BACKLOG, MAX_BACKLOG_BYTES)
+        self._early: list[Event] | None = []  # what arrives before the hello's seq is known
         self._lock = threading.Condition()
         self._closed = False
         comm.on_msg(self._on_msg)
         comm.on_close(lambda _msg: self.close())
-        relay = channel.relay
         self._unsubscribe = relay.subscribe(self._offer)  # first, so no event falls between hello and the stream
         seq = relay.manager.bus.last_seq
         self._send({"type": "hello", "v": VERSION, "seq": seq,
                     "sessions": [as_dict(s.info()) for s in relay.sessions],
                     "breakpoints": [as_dict(bp) for bp in relay.breakpoints.list()],
                     "exceptions": relay.manager.breakpoints.exceptions})
-        replay = [_message(e) for e in relay.events_since(since) if e.seq <= seq] if since is not None else []
+        replay = relay.events_since(since, until=seq) if since is not None else []
         with self._lock:  # the replay, then what happened after the hello: each event once, in order
-            self._backlog = deque(replay + [m for m in self._backlog if m["seq"] > seq])
-            self._bytes = sum(_size(m) for m in self._backlog)
-            self._trim()
+            early, self._early = self._early or [], None
+            for event in replay + [e for e in early if e.seq > seq]:
+                self._backlog.put(event)
         self._thread = threading.Thread(target=self._pump, name="relay comm", daemon=True)
         self._thread.start()
 
     # -- events out -------------------------------------------------------------------------
 
     def _offer(self, event: Event) -> None:
-        """Called on the relay loop: queue the event, dropping the oldest output past the bounds."""
-        message = _message(event)
+        """Called on the relay loop: queue the event (the queue lets go of the oldest output past its bounds)."""
         with self._lock:
-            if event.event == "dropped":
-                self._dropped_events += event.body.get("events", 0)
+            if self._early is not None:
+                self._early.append(event)
                 return
-            self._backlog.append(message)
-            self._bytes += _size(message)
-            self._trim()
+            self._backlog.put(event)
             self._lock.notify()
-
-    def _trim(self) -> None:
-        while len(self._backlog) > MAX_BACKLOG or self._bytes > MAX_BACKLOG_BYTES:
-            if not self._drop_oldest_output():
-                break
-
-    def _drop_oldest_output(self) -> bool:
-        for i, queued in enumerate(self._backlog):
-            if queued["event"] not in STATE_EVENTS:
-                del self._backlog[i]
-                size = _size(queued)
-                self._bytes -= size
-                self._dropped_events += 1
-                self._dropped_bytes += size
-                return True
-        return False
 
     def _take(self) -> list[dict[str, Any]]:
         batch: list[dict[str, Any]] = []
-        if self._dropped_events:
-            batch.append({"type": "event", "v": VERSION, "session": "", "seq": self.channel.relay.manager.bus.last_seq,
-                          "ts": time.time(), "event": "dropped",
-                          "body": {"events": self._dropped_events, "bytes": self._dropped_bytes}})
-            self._dropped_events = self._dropped_bytes = 0
-        while self._backlog and len(batch) < MAX_BATCH:
-            message = self._backlog.popleft()
-            self._bytes -= _size(message)
+        events, size = self._backlog.take_dropped()
+        if events:
+            batch.append(_message(dropped_event("", self.channel.relay.manager.bus.last_seq, events, size)))
+        while len(batch) < MAX_BATCH and (event := self._backlog.get()) is not None:
+            message = _message(event)
             last = batch[-1] if batch else None
             if (last is not None and message["event"] == "output" and last["event"] == "output"
                     and last["session"] == message["session"]
@@ -110,7 +86,7 @@ class Peer:
     def _pump(self) -> None:
         while True:
             with self._lock:
-                while not self._backlog and not self._dropped_events and not self._closed:
+                while not self._backlog and not self._closed:
                     self._lock.wait(1.0)
                 if self._closed:
                     return
@@ -175,10 +151,6 @@ class Peer:
 
 def _message(event: Event) -> dict[str, Any]:
     return {"type": "event", "v": VERSION, **event.to_dict()}
-
-
-def _size(message: dict[str, Any]) -> int:
-    return len(message["body"].get("text", "")) + 100
 
 
 def _request_id(data: Any) -> str | int | None:
