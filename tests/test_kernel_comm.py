@@ -186,8 +186,10 @@ def test_a_flood_of_output_stays_bounded_and_reports_drops(kernel, write):
     front = open_frontend(kernel)
     front.request("launch", program=flood)
     received = messages = 0
-    deadline = time.monotonic() + 4
-    while time.monotonic() < deadline:
+    started = time.monotonic()
+    deadline = started + 15  # on a busy machine the flood takes longer to pile up
+    while time.monotonic() < deadline and not (
+            received > 1000 and any(e["event"] == "dropped" for e in front.events) and time.monotonic() > started + 4):
         try:
             _, data = kernel.comm_data(timeout=0.5)
         except queue.Empty:
@@ -201,7 +203,7 @@ def test_a_flood_of_output_stays_bounded_and_reports_drops(kernel, write):
     dropped = [e for e in front.events if e["event"] == "dropped"]
     assert dropped and all(e["body"]["events"] >= 1 for e in dropped)
     assert not any(e["event"] in ("exited", "terminated") for e in front.events)
-    assert messages / 4 < 200  # batched: the frontend is not sent a message per line
+    assert messages / (time.monotonic() - started) < 200  # batched: the frontend is not sent a message per line
     assert max(len(json.dumps(e)) for e in front.events) < 2 << 20
     started = time.perf_counter()
     assert kernel.magic("%dbg status").text == "s1 (debugpy, flood.py): running"  # the latest session
