@@ -107,9 +107,18 @@ class VariablePage:
     total: int
 
 
+BREAKPOINT_STATUSES = ("pending", "verified", "unverified", "refused")
+
+
 @dataclass
 class Breakpoint:
-    """A breakpoint owned by the relay; ``id`` is stable across sessions."""
+    """A breakpoint owned by the relay; ``id`` is stable across sessions.
+
+    ``status``: ``pending`` (no session has judged it yet, or its file does not exist yet), ``verified``,
+    ``unverified`` (a session has it but could not bind it), ``refused`` (it cannot be set as given: a
+    line with no code, a condition the target's language rejects, a kind the backend lacks); ``message``
+    says why when it is not verified.
+    """
 
     id: int
     kind: str  # line | function | exception | stage
@@ -125,15 +134,17 @@ class Breakpoint:
     flow: str | None = None
     stage: str | None = None
     rule_index: int | None = None
+    status: str = "pending"
 
 
 @dataclass
 class BreakpointResult:
-    """What a backend says of one breakpoint it was given."""
+    """What a backend says of one breakpoint it was given; ``refused`` when it will never take it as given."""
 
     verified: bool
     line: int | None = None
     message: str = ""
+    refused: bool = False
 
 
 @dataclass

@@ -175,3 +175,20 @@ def test_a_second_breakpoint_on_the_same_line_is_refused_not_lost(relay, write):
     assert info.value.code == "invalid_request" and f"already has breakpoint {first.id}" in info.value.message
     assert "if A or B" in info.value.hint
     assert [bp.id for bp in relay.breakpoints.list()] == [first.id]
+
+
+def test_a_breakpoints_status_is_a_field_through_its_life(relay, write, tmp_path):
+    app = write("loop.py", LOOP)
+    body = relay.breakpoints.add(app, line_of(app, "# body"))
+    comment = relay.breakpoints.add(app, line_of(app, "# a comment"))
+    later = relay.breakpoints.add(str(tmp_path / "later.py"), 1)
+    bad_python = relay.breakpoints.add_function("work", condition="i ->> 3")  # a Python session judges it
+    assert [bp.status for bp in (body, comment, later, bad_python)] == ["pending", "refused", "pending", "pending"]
+    session = relay.launch(app)
+    session.wait_for_stop(20)
+    status = {bp.id: (bp.status, bp.message) for bp in relay.breakpoints.list()}
+    assert status[body.id] == ("verified", "")
+    assert status[comment.id][0] == "refused" and "nearest executable line" in status[comment.id][1]
+    assert status[later.id][0] == "pending" and status[later.id][1].startswith("file not found")
+    assert status[bad_python.id][0] == "refused" and "not a valid expression" in status[bad_python.id][1]
+    session.terminate()

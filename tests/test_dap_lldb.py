@@ -279,3 +279,24 @@ def test_an_adapter_that_dies_fails_the_session_and_leaves_nothing_behind(relay,
     with pytest.raises(RelayError) as after:
         session.evaluate("n")
     assert after.value.code == "adapter_failed" and session.name in after.value.message
+
+
+@needs_lldb
+def test_a_c_condition_is_the_adapters_to_judge_and_stops_where_it_holds(relay, tmp_path):
+    source = str(PROGRAMS / "buffers.c")
+    binary = str(tmp_path / "buffers")
+    subprocess.run(["gcc", "-g", "-O0", "-o", binary, source], check=True, timeout=60)
+    line_bp = relay.breakpoints.add(source, line_of(source, "weigh body"), condition="p->len > 3")
+    func_bp = relay.breakpoints.add_function("weigh", condition="p->len > 6")
+    assert line_bp.status == func_bp.status == "pending"
+    session = relay.connect_dap(program=binary)
+    stop = session.wait_for_stop(15)
+    assert stop.frame.name == "weigh" and session.evaluate("p->len").value == "5"
+    assert relay.breakpoints.get(line_bp.id).status == "verified"
+    assert relay.breakpoints.get(func_bp.id).status == "verified"
+    stop = session.continue_(timeout=15)  # 2 fails both conditions; on the 7 both hold, at the same line
+    assert stop.frame.name == "weigh" and session.evaluate("p->len").value == "7"
+    relay.breakpoints.clear()
+    with pytest.raises(RelayError) as ended:
+        session.continue_(timeout=15)
+    assert ended.value.code == "target_exited"

@@ -383,22 +383,26 @@ class DapBackend(Backend):
         for index, bp in enumerate(bps):
             entry: dict[str, Any] = {"line": bp.line} if kind == "line" else {"name": bp.name}
             try:
+                self.check_condition(bp)
                 for field, key, capability, feature in BREAKPOINT_OPTIONS:
                     if getattr(bp, field):
                         self._need(capability, feature)
                         entry[key] = getattr(bp, field)
-            except Unsupported as exc:
+            except RelayError as exc:  # unsupported, or invalid_condition
                 refused[index] = exc
                 continue
             entries.append(entry)
         return entries, refused
+
+    def check_condition(self, bp: Breakpoint) -> None:
+        """Refuse a condition the target's language rejects; a generic adapter judges its own (it says so)."""
 
     def _merge(self, bps: list[Breakpoint], answer: dict[str, Any], refused: dict[int, RelayError]
                ) -> list[BreakpointResult]:
         """One result per breakpoint: the adapter's for those sent, unverified with the reason for the others."""
         sent = [bp for index, bp in enumerate(bps) if index not in refused]
         theirs = iter(self._results(sent, answer))
-        return [BreakpointResult(verified=False, message=refused[index].message) if index in refused
+        return [BreakpointResult(verified=False, message=refused[index].message, refused=True) if index in refused
                 else next(theirs, BreakpointResult(verified=False)) for index in range(len(bps))]
 
     async def set_breakpoints(self, path: str, bps: list[Breakpoint]) -> list[BreakpointResult]:

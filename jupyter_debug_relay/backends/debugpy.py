@@ -10,8 +10,9 @@ from typing import Any
 
 import debugpy.launcher
 
+from .. import python_source
 from ..errors import RelayError
-from ..model import Variable, VariablePage
+from ..model import Breakpoint, Variable, VariablePage
 from .base import BackendEvents
 from .dap import DapBackend
 
@@ -173,6 +174,11 @@ class DebugpyBackend(DapBackend):
             return RelayError("connection_failed", f"Cannot attach to {self.target}: {exc.message}",
                               details={"address": self.target})
         return super().start_failed(exc)
+
+    def check_condition(self, bp: Breakpoint) -> None:
+        """Python targets: a condition must compile as a Python expression (``invalid_condition``)."""
+        if bp.condition:
+            python_source.check_condition(bp.condition)
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
         """Children of a container, paged on the target side when debugpy alone would cut the list short."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import itertools
 import os
 
+from .. import python_source
 from ..errors import RelayError
 from ..model import Breakpoint, BreakpointResult
-from . import python_source
 
 EXCEPTION_MODES = ("raised", "uncaught", "none")
 
@@ -17,6 +17,7 @@ class BreakpointStore:
 
     def __init__(self) -> None:
         self._items: dict[int, Breakpoint] = {}
+        self._missing: set[int] = set()  # line breakpoints whose file does not exist yet
         self._ids = itertools.count(1)
         self.exceptions = "none"
 
@@ -52,9 +53,8 @@ class BreakpointStore:
             raise RelayError("invalid_line", f"{line!r} is not a line number.") from None
         if line < 1:
             raise RelayError("invalid_line", f"Line {line} does not exist; lines start at 1.")
-        if path.endswith(".py"):
-            if condition:
-                python_source.check_condition(condition)
+        if path.endswith(".py") and condition:  # the file says the language; other backends judge their own
+            python_source.check_condition(condition)
         if hit_condition:
             python_source.check_hit_condition(hit_condition)
         for other in self._items.values():  # a debugger keeps one breakpoint per line: a second would be lost
@@ -65,27 +65,29 @@ class BreakpointStore:
                     {"breakpoint": other.id})
         bp = Breakpoint(id=0, kind="line", path=path, line=line, condition=condition or None,
                         hit_condition=hit_condition or None, log_message=log_message or None)
-        self._check_line(bp, strict=True)
+        missing = self._check_line(bp, strict=True)
         bp.id = next(self._ids)
         self._items[bp.id] = bp
+        if missing:
+            self._missing.add(bp.id)
         return bp
 
-    def _check_line(self, bp: Breakpoint, strict: bool = False) -> None:
-        """Mark a line breakpoint pending, or not executable with the nearest executable line."""
+    def _check_line(self, bp: Breakpoint, strict: bool = False) -> bool:
+        """Mark a line breakpoint pending (its file is missing: returns True), or refused if its line has no code."""
         assert bp.path is not None and bp.line is not None
         if not os.path.isfile(bp.path):
-            bp.verified, bp.message = False, f"file not found: {bp.path} (pending until it exists)"
-            return
-        if bp.message.startswith("file not found"):
-            bp.message = ""
+            bp.verified, bp.status = False, "pending"
+            bp.message = f"file not found: {bp.path} (pending until it exists)"
+            return True
+        bp.message = ""
         if not bp.path.endswith(".py"):
-            return
+            return False
         try:
             with open(bp.path, encoding="utf-8", errors="replace") as f:
                 source = f.read()
             lines = python_source.executable_lines(source, bp.path)
         except (OSError, SyntaxError, ValueError):
-            return  # the launch reports a broken file; the adapter judges the line
+            return False  # the launch reports a broken file; the adapter judges the line
         count = source.count("\n") + (0 if source.endswith("\n") or not source else 1)
         if bp.line > count and strict:
             raise RelayError("invalid_line", f"{os.path.basename(bp.path)} has {count} lines; line {bp.line} "
@@ -93,27 +95,27 @@ class BreakpointStore:
         if bp.line not in lines:
             near = python_source.nearest(lines, bp.line)
             suggestion = f"; the nearest executable line is {near}" if near else ""
-            bp.verified = False
+            bp.verified, bp.status = False, "refused"
             bp.message = f"line {bp.line} has no code (blank, comment or inside a statement){suggestion}"
+        return False
 
     def appeared(self) -> list[Breakpoint]:
         """Pending breakpoints whose file exists now (re-checked, ready to send)."""
         found = []
-        for bp in self._items.values():
-            if bp.kind == "line" and bp.message.startswith("file not found") and os.path.isfile(bp.path or ""):
-                self._check_line(bp)
+        for bp_id in list(self._missing):
+            bp = self._items[bp_id]
+            if not self._check_line(bp):
+                self._missing.discard(bp_id)
                 found.append(bp)
         return found
 
     def sendable(self, bp: Breakpoint) -> bool:
-        """Whether a backend should receive this breakpoint (enabled and not known to be on a dead line)."""
-        return bp.enabled and not (bp.kind == "line" and bp.message.startswith(("line ", "file not found")))
+        """Whether a backend should receive this breakpoint (enabled, its file there, not refused)."""
+        return bp.enabled and bp.id not in self._missing and bp.status != "refused"
 
     def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
         if not name or not name.strip():
             raise RelayError("invalid_request", "A function breakpoint needs a function name.")
-        if condition:
-            python_source.check_condition(condition)
         return self._new(kind="function", name=name.strip(), condition=condition or None)
 
     def add_stage(
@@ -133,6 +135,7 @@ class BreakpointStore:
     def remove(self, bp_id: int) -> Breakpoint:
         bp = self.get(bp_id)
         del self._items[bp.id]
+        self._missing.discard(bp.id)
         return bp
 
     def clear(self, path: str | None = None) -> list[Breakpoint]:
@@ -140,6 +143,7 @@ class BreakpointStore:
         gone = [bp for bp in self._items.values() if full is None or bp.path == full]
         for bp in gone:
             del self._items[bp.id]
+            self._missing.discard(bp.id)
         return gone
 
     def record(self, bp_id: int, result: BreakpointResult) -> Breakpoint | None:
@@ -147,9 +151,10 @@ class BreakpointStore:
         bp = self._items.get(bp_id)
         if bp is None:
             return None
-        before = (bp.verified, bp.line, bp.message)
+        before = (bp.verified, bp.line, bp.message, bp.status)
         bp.verified = result.verified
         if result.line and bp.kind == "line":
             bp.line = result.line
         bp.message = "" if result.verified else result.message or bp.message
-        return bp if (bp.verified, bp.line, bp.message) != before else None
+        bp.status = "verified" if result.verified else "refused" if result.refused else "unverified"
+        return bp if (bp.verified, bp.line, bp.message, bp.status) != before else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import types
 
-from ..errors import RelayError
+from .errors import RelayError
 
 HIT_CONDITION = re.compile(r"^\s*(==|>=|>|<=|<|%)?\s*\d+\s*$")
 
