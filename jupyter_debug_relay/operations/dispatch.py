@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,12 +18,23 @@ _MISSING = object()
 
 def invalid(op: str, error: ValidationError) -> RelayError:
     """``invalid_request`` naming each bad field, what it holds and what was expected."""
-    problems = error.errors()
-    fields = [".".join(str(part) for part in problem["loc"]) or "arguments" for problem in problems]
-    message = " ".join(_sentence(op, where, problem) for where, problem in zip(fields, problems, strict=True))
+    first_per_field: dict[str, Any] = {}
+    for problem in error.errors():
+        first_per_field.setdefault(_where(problem["loc"]), problem)
+    fields = list(first_per_field)
+    message = " ".join(_sentence(op, where, problem) for where, problem in first_per_field.items())
     known = ", ".join(OPERATIONS[op].params.model_fields) if op in OPERATIONS else ""
     return RelayError("invalid_request", message, f"{op} takes: {known or 'no arguments'}.",
                       {"field": fields[0], "fields": fields, "operation": op})
+
+
+def _where(loc: tuple) -> str:
+    """``args.1`` or ``env.KEY``: the field's path, without the union member tags pydantic adds (``str``)."""
+    parts = [str(part) for part in loc if isinstance(part, int) or not _UNION_TAG.fullmatch(str(part))]
+    return ".".join(parts) or "arguments"
+
+
+_UNION_TAG = re.compile(r"(str|int|float|bool|list|dict|none|literal)(\[.*\])?|[a-z-]+\[.*\]")
 
 
 def _sentence(op: str, where: str, problem: Any) -> str:
