@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ..errors import RelayError
+from . import tasks
 from .timeouts import DEFAULT_TIMEOUT, clamp_timeout
 
 log = logging.getLogger(__name__)
@@ -189,9 +190,7 @@ class JsonRpcChannel:
                 "id": msg["id"],
                 "error": {"code": -32601, "message": "method not found"},
             }
-            task = asyncio.get_running_loop().create_task(self._transport.send(json.dumps(reply)))
-            self._replies.add(task)
-            task.add_done_callback(self._replies.discard)
+            tasks.spawn(self._transport.send(json.dumps(reply)), self._replies)
             return
         if self._on_notification is not None:
             try:
