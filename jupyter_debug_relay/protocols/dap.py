@@ -96,7 +96,8 @@ def check_envelope(message: dict[str, Any], peer: str) -> None:
             continue
         if not isinstance(value, kind_of) or (kind_of is int and isinstance(value, bool)):
             shown = "missing" if value is None else repr(value)[:60]
-            raise RelayError("protocol_error", f"{peer} sent a {kind} whose {key} is {shown}, not "
+            article = "an" if kind == "event" else "a"
+            raise RelayError("protocol_error", f"{peer} sent {article} {kind} whose {key} is {shown}, not "
                              f"{_TYPE_NAMES[kind_of]}.", details={"peer": peer, "field": key})
 
 
