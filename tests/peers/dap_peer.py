@@ -62,6 +62,7 @@ class DapPeer:
         self._server: asyncio.Server | None = None
         self._clients: set[asyncio.StreamWriter] = set()
         self._seq = 0
+        self._runs_on = "configurationDone"  # the request after which the target runs
 
     async def start(self) -> int:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
@@ -98,11 +99,15 @@ class DapPeer:
         if command in ("setBreakpoints", "setFunctionBreakpoints"):
             body = {"breakpoints": [{"id": n, "verified": True, "line": bp.get("line")}
                                     for n, bp in enumerate(arguments.get("breakpoints") or [], 1)]}
+        body = self.bad.get(command, body)
         self._send(writer, {"type": "response", "request_seq": request["seq"], "success": True, "command": command,
-                            "body": self.bad.get(command, body)})
+                            "body": body})
         if command == "initialize":
+            # an adapter that takes no configurationDone runs the target once attached
+            self._runs_on = "configurationDone" if isinstance(body, dict) and body.get(
+                "supportsConfigurationDoneRequest") else "attach"
             self._event(writer, "initialized", {})
-        elif command == "configurationDone":
+        elif command == self._runs_on:
             for name in REVERSE:
                 if name in self.bad:
                     self._send(writer, {"type": "request", "command": name, "arguments": self.bad[name]})
