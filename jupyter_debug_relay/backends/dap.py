@@ -155,6 +155,7 @@ class DapBackend(DapFeatures, Backend):
         self.capabilities = await self.request("initialize", self.initialize_arguments())
         assert self.channel is not None
         started = self.channel.send_request(self.request_kind, self.config)
+        started.add_done_callback(lambda f: f.cancelled() or f.exception())  # a start that fails early leaves it
         done, _ = await asyncio.wait(
             {self._initialized, started}, timeout=self.channel.timeout, return_when=asyncio.FIRST_COMPLETED
         )
