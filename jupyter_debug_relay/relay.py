@@ -33,6 +33,7 @@ from .model import (
     VariablePage,
 )
 from .operations import Dispatcher
+from .protocols import tasks
 from .protocols.timeouts import clamp_timeout
 
 MARGIN = 5.0  # seconds a facade call waits beyond the engine's own timeout
@@ -59,6 +60,7 @@ class Relay:
     ) -> None:
         self.request_timeout = clamp_timeout(request_timeout)
         self._loop = asyncio.new_event_loop()
+        self._loop.set_exception_handler(tasks.log_loop_exception)  # logged, never printed into a cell
         self._thread = threading.Thread(target=self._loop.run_forever, name="relay loop", daemon=True)
         self._thread.start()
         self._manager = SessionManager(output_cap, idle_timeout, max_value_length)

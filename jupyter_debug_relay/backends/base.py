@@ -9,10 +9,12 @@ Jupyter, sessions' names or other sessions.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from ..errors import Unsupported
+from ..errors import RelayError, Unsupported
 from ..model import (
     Breakpoint,
     BreakpointResult,
@@ -23,6 +25,9 @@ from ..model import (
     Variable,
     VariablePage,
 )
+from ..protocols import tasks
+
+log = logging.getLogger(__name__)
 
 
 class BackendEvents(Protocol):
@@ -67,6 +72,21 @@ class Backend(abc.ABC):
         self.pid: int | None = None
         self.target: str = ""
         self.breakpoint_results: dict[int, BreakpointResult] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background: a ``protocol_error`` it raises fails the session, anything else is logged."""
+        return tasks.spawn(coro, self._tasks, self._task_failed)
+
+    def _task_failed(self, error: BaseException) -> None:
+        if isinstance(error, RelayError) and error.code == "protocol_error":
+            self.violated(error)
+        else:
+            log.warning("%s backend: a background task failed: %s", self.kind, error, exc_info=error)
+
+    def violated(self, error: RelayError) -> None:
+        """The peer broke its protocol: the session cannot trust it any more and fails with ``error``."""
+        self.events.on_lost(error)
 
     async def apply_breakpoints(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
         """Send every enabled breakpoint the peer can take; ``start()`` calls it at its configuration point.

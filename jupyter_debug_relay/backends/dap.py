@@ -3,41 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import os
 from functools import partial
 from typing import Any
 
-from ..errors import RelayError, Unsupported
-from ..model import (
-    Breakpoint,
-    BreakpointResult,
-    ExceptionInfo,
-    Frame,
-    Scope,
-    StopInfo,
-    Thread,
-    Variable,
-    VariablePage,
-)
+from ..errors import RelayError
+from ..model import Breakpoint, ExceptionInfo, Frame, Scope, StopInfo, Thread, Variable, VariablePage
 from ..protocols.dap import DapChannel, DapRequestError
 from ..transports import process
 from ..transports.streams import ByteStream, forward_text, pipe_stream, tcp_stream
+from . import dap_messages as wire
 from .base import Backend, BackendEvents
+from .dap_features import DapFeatures
+from .messages import Shape
 
-EXCEPTION_FILTERS = {"raised": ["raised", "uncaught"], "uncaught": ["uncaught"], "none": []}
 STEP_COMMANDS = {"continue": "continue", "next": "next", "stepIn": "stepIn", "stepOut": "stepOut"}
-REPLACED_SETS = {  # kind -> (capability, what it is called, the request that replaces the whole set)
-    "data": ("supportsDataBreakpoints", "data breakpoints", "setDataBreakpoints"),
-    "instruction": ("supportsInstructionBreakpoints", "instruction breakpoints", "setInstructionBreakpoints"),
-}
-BREAKPOINT_OPTIONS = (  # Breakpoint field, DAP key, the capability it needs, what it is called
-    ("condition", "condition", "supportsConditionalBreakpoints", "conditional breakpoints"),
-    ("hit_condition", "hitCondition", "supportsHitConditionalBreakpoints", "hit conditions"),
-    ("log_message", "logMessage", "supportsLogPoints", "logpoints"),
-)
 TERMINAL_ONLY = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS")  # set by Jupyter kernels for their own output
-OUTPUT_CATEGORIES = {"stdout": "stdout", "stderr": "stderr", "console": "console", "important": "console"}
 
 
 def _last_line(message: str) -> str:
@@ -47,11 +28,7 @@ def _last_line(message: str) -> str:
     return errors[0] if errors else lines[-1] if lines else message
 
 
-def _present(fields: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in fields.items() if value is not None}
-
-
-class DapBackend(Backend):
+class DapBackend(DapFeatures, Backend):
     """Drives one DAP adapter: a command run on pipes, or a host and port to connect to."""
 
     kind = "dap"
@@ -98,7 +75,6 @@ class DapBackend(Backend):
         self._instruction_refs: dict[int, str] = {}  # frame id -> its instructionPointerReference
         self._data_bps: dict[str, dict[str, Any]] = {}  # dataId -> the entry sent
         self._instruction_bps: dict[tuple[str, int], dict[str, Any]] = {}  # (reference, offset) -> the entry sent
-        self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- connection -------------------------------------------------------------------------
 
@@ -107,7 +83,7 @@ class DapBackend(Backend):
             raise RelayError("invalid_request", "A DAP session needs an adapter command or a port.")
         if self.adapter_cmd:
             self.adapter_proc = await process.spawn(self.adapter_cmd, cwd=self.cwd, what="debug adapter")
-            self._spawn(forward_text(self.adapter_proc.stderr, None))
+            self.spawn(forward_text(self.adapter_proc.stderr, None))
         if self.port is None:
             assert self.adapter_proc is not None
             stream = pipe_stream(self.adapter_proc, f"the adapter {self.adapter_name}")
@@ -135,15 +111,26 @@ class DapBackend(Backend):
                     raise
             await asyncio.sleep(0.05)
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def request(self, command: str, arguments: dict[str, Any] | None = None, timeout: float | None = None):
+        """The adapter's answer to ``command``; an answer of the wrong shape fails the session (``protocol_error``)."""
         if self.channel is None or self.channel.closed:
             raise RelayError("not_running", f"The {self.kind} session is not connected.")
-        return await self.channel.request(command, arguments, timeout)
+        answer = await self.channel.request(command, arguments, timeout)
+        shape = wire.RESPONSES.get(command)
+        return answer if shape is None else self.checked(shape, answer)
+
+    def checked(self, shape: Shape[Any], body: Any) -> Any:
+        """``body`` checked against ``shape``; a misfit fails the session and is raised."""
+        try:
+            return shape.check(self.adapter_name, body)
+        except RelayError as exc:
+            self.violated(exc)
+            raise
+
+    def violated(self, error: RelayError) -> None:
+        if not (self._ended or self._closing):
+            self._ended = True
+            self.events.on_lost(error)
 
     def initialize_arguments(self) -> dict[str, Any]:
         return {
@@ -168,6 +155,7 @@ class DapBackend(Backend):
         self.capabilities = await self.request("initialize", self.initialize_arguments())
         assert self.channel is not None
         started = self.channel.send_request(self.request_kind, self.config)
+        started.add_done_callback(lambda f: f.cancelled() or f.exception())  # a start that fails early leaves it
         done, _ = await asyncio.wait(
             {self._initialized, started}, timeout=self.channel.timeout, return_when=asyncio.FIRST_COMPLETED
         )
@@ -194,8 +182,14 @@ class DapBackend(Backend):
     # -- what the adapter tells us --------------------------------------------------------
 
     def _on_event(self, message: dict[str, Any]) -> None:
-        name = message.get("event", "")
+        name = message["event"]
         body = message.get("body") or {}
+        shape = wire.EVENTS.get(name)
+        if shape is not None:
+            try:
+                body = self.checked(shape, body)
+            except RelayError:
+                return
         handler = getattr(self, f"_event_{name}", None)
         if handler is not None:
             handler(body)
@@ -206,14 +200,12 @@ class DapBackend(Backend):
         if self._initialized is not None and not self._initialized.done():
             self._initialized.set_result(None)
 
-    def _event_stopped(self, body: dict[str, Any]) -> None:
-        self._spawn(self._report_stop(body))
+    def _event_stopped(self, body: wire.StoppedEvent) -> None:
+        self.spawn(self._report_stop(body))
 
-    async def _report_stop(self, body: dict[str, Any]) -> None:
-        thread_id = int(body.get("threadId") or 0)
-        if not thread_id:
-            thread_id = await self._any_thread(None)
-        reason = body.get("reason", "pause")
+    async def _report_stop(self, body: wire.StoppedEvent) -> None:
+        thread_id = body.get("threadId") or await self._any_thread(None)
+        reason = body["reason"]
         if self.config.get("stopOnEntry") and not self._stopped_before:
             reason = "entry"  # whatever the adapter calls it (lldb-vscode: an exception, SIGSTOP)
         self._stopped_before = True
@@ -221,7 +213,7 @@ class DapBackend(Backend):
             reason=reason,
             thread_id=thread_id,
             breakpoint_ids=[self._bp_ids.get(i, i) for i in body.get("hitBreakpointIds") or []],
-            description=body.get("description") or body.get("text") or "",
+            description=wire.stop_description(body),
         )
         try:
             frames, _total = await self.stack(thread_id, 0, 1)
@@ -238,52 +230,46 @@ class DapBackend(Backend):
             stop.stopped_threads = [thread_id]
         self.events.on_stopped(stop)
 
-    async def _exception_info(self, thread_id: int, body: dict[str, Any]) -> ExceptionInfo:
+    async def _exception_info(self, thread_id: int, body: wire.StoppedEvent) -> ExceptionInfo:
         if not self.capabilities.get("supportsExceptionInfoRequest"):
-            return ExceptionInfo(type=body.get("description", "exception"), message=body.get("text", ""))
-        info = await self.request("exceptionInfo", {"threadId": thread_id})
-        details = info.get("details") or {}
-        return ExceptionInfo(
-            type=details.get("typeName") or info.get("exceptionId", ""),
-            message=details.get("message") or info.get("description", ""),
-            traceback=details.get("stackTrace", ""),
-        )
+            return ExceptionInfo(type=body.get("description") or "exception", message=body.get("text") or "")
+        return wire.exception_info(await self.request("exceptionInfo", {"threadId": thread_id}))
 
-    def _event_continued(self, body: dict[str, Any]) -> None:
-        all_threads = body.get("allThreadsContinued", True)
+    def _event_continued(self, body: wire.ContinuedEvent) -> None:
+        all_threads = body.get("allThreadsContinued", True) is not False
         self.events.on_continued(None if all_threads else body.get("threadId"))
 
-    def _event_output(self, body: dict[str, Any]) -> None:
-        category = OUTPUT_CATEGORIES.get(body.get("category", "console"))
-        if category is not None and body.get("output"):
+    def _event_output(self, body: wire.OutputEvent) -> None:
+        category = wire.OUTPUT_CATEGORIES.get(body.get("category") or "console")
+        if category is not None and body["output"]:
             self.events.on_output(category, body["output"])
 
-    def _event_thread(self, body: dict[str, Any]) -> None:
-        thread_id, reason = int(body.get("threadId", 0)), body.get("reason", "")
+    def _event_thread(self, body: wire.ThreadEvent) -> None:
+        thread_id, reason = body["threadId"], body["reason"]
         if reason == "started":
             self._known_threads[thread_id] = ""
         elif reason == "exited":
             self._known_threads.pop(thread_id, None)
         self.events.on_thread(thread_id, reason)
 
-    def _event_breakpoint(self, body: dict[str, Any]) -> None:
-        bp = body.get("breakpoint") or {}
-        relay_id = self._bp_ids.get(bp.get("id", -1))
+    def _event_breakpoint(self, body: wire.BreakpointEvent) -> None:
+        bp = body["breakpoint"]
+        relay_id = self._bp_ids.get(bp.get("id") or -1)
         if relay_id is not None:
-            self.events.on_breakpoint(relay_id, self._result(bp))
+            self.events.on_breakpoint(relay_id, wire.breakpoint_result(bp))
 
-    def _event_process(self, body: dict[str, Any]) -> None:
+    def _event_process(self, body: wire.ProcessEvent) -> None:
         pid = body.get("systemProcessId")
-        if isinstance(pid, int) and self.request_kind == "launch":
+        if pid and self.request_kind == "launch":
             self.pid = pid
             process.track_group(pid)
         self.events.on_raw("dap", "process", body)
 
-    def _event_exited(self, body: dict[str, Any]) -> None:
-        self._exit_code = body.get("exitCode")
+    def _event_exited(self, body: wire.ExitedEvent) -> None:
+        self._exit_code = body["exitCode"]
 
     def _event_terminated(self, body: dict[str, Any]) -> None:
-        self._spawn(self._finish())
+        self.spawn(self._finish())
 
     async def _finish(self) -> None:
         if self.terminal_proc is not None and self._exit_code is None:
@@ -301,7 +287,7 @@ class DapBackend(Backend):
     def _on_close(self, error: Exception | None) -> None:
         if self._closing or self._ended:
             return
-        self._spawn(self._lost(error))
+        self.spawn(self._lost(error))
 
     async def _lost(self, error: Exception | None) -> None:
         code = None
@@ -321,13 +307,14 @@ class DapBackend(Backend):
     # -- reverse requests -----------------------------------------------------------------
 
     async def _on_reverse(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if command not in wire.REVERSE:
+            raise RelayError("unsupported", f"The relay does not answer the reverse request {command!r}.")
+        checked = self.checked(wire.REVERSE[command], arguments)
         if command == "runInTerminal":
-            return await self._run_in_terminal(arguments)
-        if command == "startDebugging":
-            return await self.start_child(arguments)
-        raise RelayError("unsupported", f"The relay does not answer the reverse request {command!r}.")
+            return await self._run_in_terminal(checked)
+        return await self.start_child(arguments)  # checked; passed on whole, as debugpy gave it
 
-    async def _run_in_terminal(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def _run_in_terminal(self, arguments: wire.RunInTerminalArguments) -> dict[str, Any]:
         proc = await self._spawn_target(arguments["args"], arguments.get("cwd") or self.cwd, arguments.get("env"))
         return {"processId": proc.pid, "shellProcessId": proc.pid}
 
@@ -342,92 +329,12 @@ class DapBackend(Backend):
             else:
                 full_env[key] = value
         self.terminal_proc = proc = await process.spawn(argv, cwd=cwd, env=full_env, what="target")
-        self._spawn(forward_text(proc.stdout, partial(self.events.on_output, "stdout")))
-        self._spawn(forward_text(proc.stderr, partial(self.events.on_output, "stderr")))
+        self.spawn(forward_text(proc.stdout, partial(self.events.on_output, "stdout")))
+        self.spawn(forward_text(proc.stderr, partial(self.events.on_output, "stderr")))
         return proc
 
     async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
         raise RelayError("unsupported", f"{self.kind} does not debug child processes.")
-
-    # -- breakpoints ------------------------------------------------------------------------
-
-    def _result(self, bp: dict[str, Any]) -> BreakpointResult:
-        return BreakpointResult(
-            verified=bool(bp.get("verified")), line=bp.get("line"), message=bp.get("message") or ""
-        )
-
-    def _results(self, bps: list[Breakpoint], answer: dict[str, Any]) -> list[BreakpointResult]:
-        results = []
-        for bp, theirs in zip(bps, answer.get("breakpoints") or [], strict=False):
-            if "id" in theirs:
-                self._bp_ids[theirs["id"]] = bp.id
-            results.append(self._result(theirs))
-        return results
-
-    def _breakpoints_at(self, frame: Frame) -> list[int]:
-        """The relay's breakpoints at a frame, for adapters whose ``stopped`` event names none."""
-        at = self._line_bps.get(frame.path or "", {}).get(frame.line) or self._function_bps.get(frame.name)
-        return [at] if at else []
-
-    def unsupported(self, feature: str) -> Unsupported:
-        return Unsupported(self.adapter_name, feature)
-
-    def _need(self, capability: str, feature: str) -> None:
-        """Raise ``unsupported`` unless the adapter's ``initialize`` answer set ``capability``."""
-        if not self.capabilities.get(capability):
-            raise self.unsupported(f"{feature} (its capabilities lack {capability})")
-
-    def _entries(self, bps: list[Breakpoint], kind: str) -> tuple[list[dict[str, Any]], dict[int, RelayError]]:
-        """The DAP entries of the breakpoints the adapter can take, and why it cannot take the others."""
-        entries, refused = [], {}
-        for index, bp in enumerate(bps):
-            entry: dict[str, Any] = {"line": bp.line} if kind == "line" else {"name": bp.name}
-            try:
-                self.check_condition(bp)
-                for field, key, capability, feature in BREAKPOINT_OPTIONS:
-                    if getattr(bp, field):
-                        self._need(capability, feature)
-                        entry[key] = getattr(bp, field)
-            except RelayError as exc:  # unsupported, or invalid_condition
-                refused[index] = exc
-                continue
-            entries.append(entry)
-        return entries, refused
-
-    def check_condition(self, bp: Breakpoint) -> None:
-        """Refuse a condition the target's language rejects; a generic adapter judges its own (it says so)."""
-
-    def _merge(self, bps: list[Breakpoint], answer: dict[str, Any], refused: dict[int, RelayError]
-               ) -> list[BreakpointResult]:
-        """One result per breakpoint: the adapter's for those sent, unverified with the reason for the others."""
-        sent = [bp for index, bp in enumerate(bps) if index not in refused]
-        theirs = iter(self._results(sent, answer))
-        return [BreakpointResult(verified=False, message=refused[index].message, refused=True) if index in refused
-                else next(theirs, BreakpointResult(verified=False)) for index in range(len(bps))]
-
-    async def set_breakpoints(self, path: str, bps: list[Breakpoint]) -> list[BreakpointResult]:
-        entries, refused = self._entries(bps, "line")
-        answer = await self.request(
-            "setBreakpoints", {"source": {"path": path}, "breakpoints": entries, "sourceModified": False}
-        )
-        results = self._merge(bps, answer, refused)
-        self._line_bps[path] = {r.line or bp.line or 0: bp.id for bp, r in zip(bps, results, strict=True) if r.verified}
-        return results
-
-    async def set_function_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:
-        self._need("supportsFunctionBreakpoints", "function breakpoints")
-        entries, refused = self._entries(bps, "function")
-        answer = await self.request("setFunctionBreakpoints", {"breakpoints": entries})
-        results = self._merge(bps, answer, refused)
-        self._function_bps = {bp.name or "": bp.id for bp, r in zip(bps, results, strict=True) if r.verified}
-        return results
-
-    async def set_exception_breakpoints(self, mode: str) -> None:
-        offered = {f.get("filter") for f in self.capabilities.get("exceptionBreakpointFilters") or []}
-        if not offered:
-            raise self.unsupported("exception breakpoints")
-        filters = [f for f in EXCEPTION_FILTERS[mode] if f in offered]
-        await self.request("setExceptionBreakpoints", {"filters": filters})
 
     # -- execution --------------------------------------------------------------------------
 
@@ -448,8 +355,7 @@ class DapBackend(Backend):
     # -- inspection -------------------------------------------------------------------------
 
     async def threads(self) -> list[Thread]:
-        answer = await self.request("threads")
-        threads = [Thread(id=t["id"], name=t.get("name", "")) for t in answer.get("threads") or []]
+        threads = [wire.thread(t) for t in (await self.request("threads"))["threads"]]
         self._known_threads = {t.id: t.name for t in threads}
         return threads
 
@@ -457,42 +363,22 @@ class DapBackend(Backend):
         args: dict[str, Any] = {"threadId": thread_id, "startFrame": start}
         if levels:
             args["levels"] = levels
-        answer = await self.request("stackTrace", args)
-        frames = [self._frame(f) for f in answer.get("stackFrames") or []]
-        return frames, int(answer.get("totalFrames") or start + len(frames))
-
-    def _frame(self, f: dict[str, Any]) -> Frame:
-        source = f.get("source") or {}
-        if f.get("instructionPointerReference"):
-            self._instruction_refs[f["id"]] = f["instructionPointerReference"]
-        return Frame(
-            id=f["id"],
-            name=f.get("name", ""),
-            path=source.get("path"),
-            line=f.get("line", 0),
-            column=f.get("column", 1),
-            source_ref=source.get("sourceReference") or 0,
-        )
+        answer: wire.StackTraceResponse = await self.request("stackTrace", args)
+        for f in answer["stackFrames"]:
+            if f.get("instructionPointerReference"):
+                self._instruction_refs[f["id"]] = f["instructionPointerReference"]
+        frames = [wire.frame(f) for f in answer["stackFrames"]]
+        return frames, answer.get("totalFrames") or start + len(frames)
 
     async def scopes(self, frame_id: int) -> list[Scope]:
-        answer = await self.request("scopes", {"frameId": frame_id})
-        scopes = []
-        for s in answer.get("scopes") or []:
+        answer: wire.ScopesResponse = await self.request("scopes", {"frameId": frame_id})
+        for s in answer["scopes"]:
             self.ref_origin[s["variablesReference"]] = (frame_id, Variable(name=s["name"], value=""))
-            scopes.append(Scope(name=s["name"], ref=s["variablesReference"], expensive=s.get("expensive", False)))
-            self._child_counts[s["variablesReference"]] = (s.get("namedVariables", 0), s.get("indexedVariables", 0))
-        return scopes
+            self._child_counts[s["variablesReference"]] = wire.child_counts(s)
+        return [wire.scope(s) for s in answer["scopes"]]
 
-    def _variable(self, v: dict[str, Any], value_key: str = "value", frame_id: int | None = None) -> Variable:
-        var = Variable(
-            name=v.get("name", ""),
-            value=v.get(value_key, ""),
-            type=v.get("type") or "",
-            ref=v.get("variablesReference", 0),
-            named=v.get("namedVariables") or 0,
-            indexed=v.get("indexedVariables") or 0,
-            evaluate_name=v.get("evaluateName") or "",
-        )
+    def _known(self, var: Variable, frame_id: int | None) -> Variable:
+        """Remember where a value with children came from, to page and evaluate its children later."""
         if var.ref:
             self._child_counts[var.ref] = (var.named, var.indexed)
             self.ref_origin[var.ref] = (frame_id, var)
@@ -501,34 +387,32 @@ class DapBackend(Backend):
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
         frame_id = self.ref_origin.get(ref, (None, None))[0]
         named, indexed = self._child_counts.get(ref, (0, 0))
-        if indexed > count and self.capabilities.get("supportsVariablePaging", True):
-            # Large containers: page the indexed children on the adapter side.
-            answer = await self.request(
-                "variables", {"variablesReference": ref, "filter": "indexed", "start": start, "count": count}
-            )
-            items = [self._variable(v, frame_id=frame_id) for v in answer.get("variables") or []]
+        paged = indexed > count and self.capabilities.get("supportsVariablePaging", True)
+        args: dict[str, Any] = {"variablesReference": ref}
+        if paged:  # a large container: page its indexed children on the adapter side
+            args.update(filter="indexed", start=start, count=count)
+        answer: wire.VariablesResponse = await self.request("variables", args)
+        items = [self._known(wire.variable(v["name"], v["value"], v), frame_id) for v in answer["variables"]]
+        if paged:
             return VariablePage(items=items, start=start, total=indexed)
-        answer = await self.request("variables", {"variablesReference": ref})
-        every = [self._variable(v, frame_id=frame_id) for v in answer.get("variables") or []]
-        return VariablePage(items=every[start : start + count], start=start, total=len(every))
+        return VariablePage(items=items[start : start + count], start=start, total=len(items))
 
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
         args: dict[str, Any] = {"expression": expression, "context": context}
         if frame_id is not None:
             args["frameId"] = frame_id
         try:
-            answer = await self.request("evaluate", args)
+            answer: wire.EvaluateResponse = await self.request("evaluate", args)
         except DapRequestError as exc:
             raise RelayError("invalid_request", f"{expression!r} failed in the target: {_last_line(exc.message)}",
                              "Fix the expression; it runs in the selected frame of the target.",
                              {"command": "evaluate", "adapter_message": exc.message}) from None
-        return self._variable({"name": expression, "evaluateName": expression, **answer}, value_key="result",
-                              frame_id=frame_id)
+        return self._known(wire.variable(expression, answer["result"], answer, expression), frame_id)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         self._need("supportsSetVariable", "setting variables")
         answer = await self.request("setVariable", {"variablesReference": ref, "name": name, "value": value})
-        return self._variable({"name": name, **answer})
+        return self._known(wire.variable(name, answer["value"], answer, ""), None)
 
     async def completions(self, text: str, frame_id: int | None) -> list[str]:
         self._need("supportsCompletionsRequest", "completions")
@@ -536,7 +420,7 @@ class DapBackend(Backend):
         if frame_id is not None:
             args["frameId"] = frame_id
         answer = await self.request("completions", args)
-        return [t.get("text") or t["label"] for t in answer.get("targets") or []]
+        return [t.get("text") or t["label"] for t in answer["targets"]]
 
     async def source(self, frame: Frame) -> str:
         if frame.path and os.path.isfile(frame.path):
@@ -559,98 +443,6 @@ class DapBackend(Backend):
 
     async def custom_request(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self.request(command, arguments)
-
-    # -- what only some adapters can do (each checked against the adapter's capabilities) ---
-
-    async def _gated(self, capability: str, feature: str, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        self._need(capability, feature)
-        return await self.request(command, arguments)
-
-    async def data_breakpoint_info(self, name: str, ref: int | None, frame_id: int | None) -> dict[str, Any]:
-        """Whether ``name`` (in container ``ref``, or in frame ``frame_id``) can be watched: dataId, accessTypes."""
-        args: dict[str, Any] = {"name": name}
-        if ref:
-            args["variablesReference"] = ref
-        if frame_id is not None:
-            args["frameId"] = frame_id
-        return await self._gated("supportsDataBreakpoints", "data breakpoints", "dataBreakpointInfo", args)
-
-    async def _replace_set(self, kind: str, table: dict[Any, dict[str, Any]], key: Any,
-                           entry: dict[str, Any] | None) -> dict[str, Any]:
-        """Add (or with ``entry=None`` remove) one entry of a set the adapter replaces whole; its answer for it."""
-        capability, feature, command = REPLACED_SETS[kind]
-        self._need(capability, feature)
-        before = dict(table)
-        if entry is None:
-            table.pop(key, None)
-        else:
-            table[key] = entry
-        try:
-            answer = await self.request(command, {"breakpoints": list(table.values())})
-        except RelayError:
-            table.clear()
-            table.update(before)
-            raise
-        results = answer.get("breakpoints") or []
-        index = list(table).index(key) if key in table else -1
-        return results[index] if 0 <= index < len(results) else {}
-
-    async def set_data_breakpoint(self, data_id: str, access_type: str | None, condition: str | None,
-                                  hit_condition: str | None) -> dict[str, Any]:
-        entry = {"dataId": data_id, "accessType": access_type, "condition": condition, "hitCondition": hit_condition}
-        return await self._replace_set("data", self._data_bps, data_id, _present(entry))
-
-    async def remove_data_breakpoint(self, data_id: str) -> None:
-        await self._replace_set("data", self._data_bps, data_id, None)
-
-    async def set_instruction_breakpoint(self, reference: str, offset: int, condition: str | None,
-                                         hit_condition: str | None) -> dict[str, Any]:
-        entry = {"instructionReference": reference, "offset": offset, "condition": condition,
-                 "hitCondition": hit_condition}
-        return await self._replace_set("instruction", self._instruction_bps, (reference, offset), _present(entry))
-
-    async def remove_instruction_breakpoint(self, reference: str, offset: int) -> None:
-        await self._replace_set("instruction", self._instruction_bps, (reference, offset), None)
-
-    async def disassemble(self, reference: str | None, frame_id: int | None, offset: int, instruction_offset: int,
-                          count: int) -> list[dict[str, Any]]:
-        """``count`` instructions at ``reference``, else at the instruction pointer of frame ``frame_id``."""
-        self._need("supportsDisassembleRequest", "disassembly")
-        reference = reference or (self._instruction_refs.get(frame_id) if frame_id is not None else None)
-        if not reference:
-            raise RelayError("invalid_request", f"{self.adapter_name} gave no instruction pointer for this frame.",
-                             "Pass a memory reference (an address such as 0x401136).")
-        answer = await self.request("disassemble", {
-            "memoryReference": reference, "offset": offset, "instructionOffset": instruction_offset,
-            "instructionCount": count, "resolveSymbols": True})
-        return answer.get("instructions") or []
-
-    async def read_memory(self, reference: str, offset: int, count: int) -> dict[str, Any]:
-        answer = await self._gated("supportsReadMemoryRequest", "reading memory", "readMemory",
-                                   {"memoryReference": reference, "offset": offset, "count": count})
-        return {"address": answer.get("address", reference), "data": base64.b64decode(answer.get("data") or ""),
-                "unreadable": answer.get("unreadableBytes", 0)}
-
-    async def write_memory(self, reference: str, offset: int, data: bytes, allow_partial: bool) -> int:
-        answer = await self._gated("supportsWriteMemoryRequest", "writing memory", "writeMemory", {
-            "memoryReference": reference, "offset": offset, "data": base64.b64encode(data).decode(),
-            "allowPartial": allow_partial})
-        return int(answer.get("bytesWritten", len(data)))
-
-    async def modules(self, start: int, count: int | None) -> list[dict[str, Any]]:
-        args = {"startModule": start, **({"moduleCount": count} if count else {})}
-        answer = await self._gated("supportsModulesRequest", "modules", "modules", args)
-        return answer.get("modules") or []
-
-    async def loaded_sources(self) -> list[dict[str, Any]]:
-        answer = await self._gated("supportsLoadedSourcesRequest", "loaded sources", "loadedSources", {})
-        return answer.get("sources") or []
-
-    async def restart(self) -> None:
-        """The adapter's own ``restart`` with the same configuration; the target runs again."""
-        await self._gated("supportsRestartRequest", "restart", "restart", {"arguments": self.config})
-        self._exit_code = None
-        self.events.on_continued(None)
 
     # -- ending -----------------------------------------------------------------------------
 

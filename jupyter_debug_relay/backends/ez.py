@@ -26,6 +26,7 @@ from ..protocols import linejson
 from ..protocols.timeouts import clamp_timeout
 from ..transports import process
 from ..transports.streams import forward_text
+from . import ez_messages as wire
 from .base import Backend, BackendEvents
 
 T = TypeVar("T")
@@ -52,18 +53,8 @@ class _Request:
     future: asyncio.Future[tuple[str, dict[str, Any]]]
 
 
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
 def _message(data: dict[str, Any]) -> str:
-    return str(data.get("message") or "unknown error")
-
-
-def _dicts(data: dict[str, Any], key: str) -> list[Any]:
-    """The list under ``key``, with anything that is not an object left as None."""
-    items = data.get(key)
-    return [item if isinstance(item, dict) else None for item in items] if isinstance(items, list) else []
+    return data.get("message") or "unknown error"
 
 
 class EzBackend(Backend):
@@ -118,9 +109,8 @@ class EzBackend(Backend):
         argv = [self.ez, "debugserver", program]
         self._proc = await process.spawn(argv, cwd=self.cwd, what="EZ debugserver")
         self.pid, self.target = self._proc.pid, program
-        loop = asyncio.get_running_loop()
-        self._stderr_task = loop.create_task(self._read_stderr())
-        self._stdout_task = loop.create_task(self._read_stdout())
+        self._stderr_task = self.spawn(self._read_stderr())
+        self._stdout_task = self.spawn(self._read_stdout())
         try:
             await self._query("initialize", {"file": program, "workingDir": self.workdir}, "initialized")
             await self.apply_breakpoints(breakpoints, exceptions)
@@ -239,6 +229,8 @@ class EzBackend(Backend):
             self.events.on_output("stdout", line.text)  # the program's own print
             return
         name = message["event"]
+        if name in wire.EVENTS:
+            data = wire.EVENTS[name].check("The EZ debugserver", data)  # a misfit ends the reading: the peer is lost
         if self._answers(name, data):
             return
         handler = getattr(self, f"_event_{name}", None)
@@ -247,22 +239,18 @@ class EzBackend(Backend):
         else:
             self.events.on_raw("ez", name, data)
 
-    def _frame(self, index: int, name: str, where: dict[str, Any]) -> Frame:
+    def _frame(self, index: int, name: str, where: wire.Location | wire.StackFrame) -> Frame:
         file = where.get("file")
-        return Frame(
-            id=index + 1,
-            name=name,
-            path=self._abs(file) if isinstance(file, str) and file else None,
-            line=_int(where.get("line"), 0),
-            column=_int(where.get("column"), 1),
-        )
+        line, column = where.get("line"), where.get("column")
+        return Frame(id=index + 1, name=name, path=self._abs(file) if file else None,
+                     line=0 if line is None else line, column=1 if column is None else column)
 
-    def _event_stopped(self, data: dict[str, Any]) -> None:
+    def _event_stopped(self, data: wire.Stopped) -> None:
         self._paused = True
         location = data.get("location")
-        frame = self._frame(0, "", location) if isinstance(location, dict) else None
+        frame = self._frame(0, "", location) if location is not None else None
         self._stop_frame = frame
-        reason = str(data.get("reason") or "pause")
+        reason = data.get("reason") or "pause"
         ids: list[int] = []
         where = ""
         if frame is not None and frame.path is not None:
@@ -278,22 +266,22 @@ class EzBackend(Backend):
             stopped_threads=[THREAD_ID],
         ))
 
-    def _event_output(self, data: dict[str, Any]) -> None:
-        text = data.get("text")
-        if isinstance(text, str) and text:
+    def _event_output(self, data: wire.Output) -> None:
+        text = data["text"]
+        if text:
             self.events.on_output("stderr" if data.get("category") == "stderr" else "stdout", text)
 
-    def _event_error(self, data: dict[str, Any]) -> None:
+    def _event_error(self, data: wire.Error) -> None:
         """An error that answers no command: a runtime error of the program, or a refused step."""
         self._last_words = _message(data)
         location = data.get("location")
-        frame = self._frame(0, "", location) if isinstance(location, dict) else None
+        frame = self._frame(0, "", location) if location is not None else None
         where = f" ({os.path.basename(frame.path)}:{frame.line})" if frame and frame.path else ""
         self.events.on_output("stderr" if frame else "console", f"EZ error: {self._last_words}{where}\n")
         self.events.on_raw("ez", "error", data)
 
-    def _event_exited(self, data: dict[str, Any]) -> None:
-        self._exit_code = _int(data.get("exitCode"), 0)
+    def _event_exited(self, data: wire.Exited) -> None:
+        self._exit_code = data.get("exitCode") or 0
         self._end(self._exit_code)
 
     # -- the end ------------------------------------------------------------------------------
@@ -323,6 +311,8 @@ class EzBackend(Backend):
 
     def _lose(self, error: RelayError) -> None:
         self._finish(error, lambda: self.events.on_lost(error))
+
+    violated = _lose
 
     async def terminate(self) -> None:
         if self._proc is None:
@@ -386,7 +376,8 @@ class EzBackend(Backend):
             name, data = await self._request("setBreakpoint", params, "breakpointSet")
             if name == "error":
                 return BreakpointResult(False, requested, _message(data))
-            line = _int(data.get("line"), requested)
+            line = data.get("line")
+            line = requested if line is None else line
         lines[requested] = line
         return BreakpointResult(True, line)
 
@@ -402,10 +393,8 @@ class EzBackend(Backend):
 
     async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
         data = await self._query("getStackTrace", {}, "stackTrace")
-        frames = [
-            self._frame(index, str(item.get("function") or "?"), item)
-            for index, item in enumerate(_dicts(data, "frames")) if item is not None
-        ]
+        frames = [self._frame(index, item.get("function") or "?", item)
+                  for index, item in enumerate(data.get("frames") or [])]
         if not frames and self._stop_frame is not None:
             frames = [replace(self._stop_frame, name="main")]  # EZ lists no frame at top level
         return frames[start:start + levels if levels else None], len(frames)
@@ -424,14 +413,12 @@ class EzBackend(Backend):
         return [Scope("Locals", self._index(frame_id) + 1)]
 
     @staticmethod
-    def _variable(name: Any, value: Any, type_: Any) -> Variable:
-        return Variable(name=str(name), value="" if value is None else str(value), type=str(type_ or ""),
-                        evaluate_name=str(name))
+    def _variable(name: str, value: str | None, type_: str | None) -> Variable:
+        return Variable(name=name, value=value or "", type=type_ or "", evaluate_name=name)
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
         data = await self._query("getVariables", {"frameIndex": self._index(ref)}, "variables")
-        items = [self._variable(v.get("name"), v.get("value"), v.get("type"))
-                 for v in _dicts(data, "variables") if v is not None]
+        items = [self._variable(v["name"], v.get("value"), v.get("type")) for v in data.get("variables") or []]
         return VariablePage(items[start:start + count], start, len(items))
 
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:

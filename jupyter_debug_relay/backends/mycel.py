@@ -29,6 +29,7 @@ import json
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..errors import RelayError
@@ -43,10 +44,13 @@ from ..model import (
     Variable,
     VariablePage,
 )
+from ..protocols import tasks
 from ..protocols.jsonrpc import JsonRpcChannel
 from ..protocols.timeouts import MAX_TIMEOUT, MIN_TIMEOUT, clamp_timeout
 from ..transports.websocket import DEFAULT_MAX_FRAME, WebSocketTransport
+from . import mycel_messages as wire
 from .base import Backend, BackendEvents
+from .messages import Shape
 
 PIPELINE_STAGES = (
     "input",
@@ -115,17 +119,6 @@ def _child_name(parent: str, key: str | int) -> str:
     return f"{parent}.{key}" if key.isidentifier() else f"{parent}[{json.dumps(key)}]"
 
 
-def _expect(result: Any, kind: type, method: str, url: str) -> Any:
-    if not isinstance(result, kind):
-        expected = "an object" if kind is dict else "an array"
-        raise RelayError(
-            "protocol_error",
-            f"Mycel at {url} answered {method} with {_type_name(result)} where {expected} was expected.",
-            details={"method": method},
-        )
-    return result
-
-
 @dataclass
 class _Pull:
     """A ``consume()`` in progress: its connector, the thread its message started, whether it stopped."""
@@ -172,7 +165,6 @@ class MycelBackend(Backend):
         self._finished: deque[int] = deque()
         self._flow_sources: dict[str, str] | None = None
         self._pulls: list[_Pull] = []
-        self._background: set[asyncio.Task] = set()
 
     # -- connection ---------------------------------------------------------------------
 
@@ -198,7 +190,7 @@ class MycelBackend(Backend):
         self._flow_sources = None
         self._channel = JsonRpcChannel(
             transport,
-            peer=f"Mycel at {self.url}",
+            peer=self.peer,
             timeout=self.request_timeout,
             errors=MYCEL_ERRORS,
             on_notification=self._on_notification,
@@ -206,14 +198,12 @@ class MycelBackend(Backend):
         )
         self._channel.start()
         try:
-            result = _expect(
-                await self._call("debug.attach", {"clientName": CLIENT_NAME}), dict, "debug.attach", self.url
-            )
+            result: wire.Attached = await self._call("debug.attach", {"clientName": CLIENT_NAME})
         except RelayError:
             await self._disconnect()
             raise
-        self.session_id = str(result.get("sessionId", ""))
-        self.flows = [str(f) for f in result.get("flows") or []]
+        self.session_id = result.get("sessionId", "")
+        self.flows = list(result.get("flows") or [])
         self.capabilities = {
             "supportsStageBreakpoints": True,
             "supportsRuleBreakpoints": True,
@@ -228,9 +218,13 @@ class MycelBackend(Backend):
             "sources": self.sources,
         }
 
+    @property
+    def peer(self) -> str:
+        return f"Mycel at {self.url}"
+
     async def _disconnect(self) -> None:
         self._closing = True
-        for task in self._background:
+        for task in self._tasks:
             task.cancel()
         for pending in self._pulls:
             pending.stopped.cancel()
@@ -244,6 +238,11 @@ class MycelBackend(Backend):
             return
         self._forget_pauses()
         self.events.on_lost(error)
+
+    def violated(self, error: RelayError) -> None:
+        if not self._closing:
+            self._on_closed(error)
+            self._closing = True  # once: what the peer sends from now on is not acted on
 
     def _forget_pauses(self) -> None:
         self._paused.clear()
@@ -259,10 +258,20 @@ class MycelBackend(Backend):
                 "not_running", f"The Mycel session at {self.url} is not connected.", "Connect with start()."
             )
         try:
-            return await self._channel.request(method, params, timeout=timeout)
+            result = await self._channel.request(method, params, timeout=timeout)
         except RelayError as exc:
             if exc.details.get("rpc_code") == -32602 and "not paused" in exc.details.get("rpc_message", ""):
                 raise RelayError("not_paused", exc.message, NOT_PAUSED, exc.details) from None
+            raise
+        shape = wire.RESULTS.get(method)
+        return result if shape is None else self._checked(shape, result)
+
+    def _checked(self, shape: Shape[Any], message: Any) -> Any:
+        """``message`` checked against ``shape``; a misfit fails the session and is raised."""
+        try:
+            return shape.check(self.peer, message)
+        except RelayError as exc:
+            self.violated(exc)
             raise
 
     async def detach(self) -> None:
@@ -286,8 +295,8 @@ class MycelBackend(Backend):
 
     async def ready(self) -> list[dict[str, Any]]:
         """``debug.ready``: Mycel starts its suspended connectors; returns the event sources."""
-        result = _expect(await self._call("debug.ready"), dict, "debug.ready", self.url)
-        self.sources = [s for s in result.get("sources") or [] if isinstance(s, dict)]
+        result: wire.Ready = await self._call("debug.ready")
+        self.sources = list(result.get("sources") or [])
         self.capabilities["sources"] = self.sources
         return self.sources
 
@@ -321,19 +330,13 @@ class MycelBackend(Backend):
                 "ready() lists the connectors whose manualConsume is true.",
             )
         if self._flow_sources is None:
-            flows = _expect(await self.inspect("flows"), list, "inspect.flows", self.url)
-            self._flow_sources = {
-                str(f.get("name")): str((f.get("from") or {}).get("connector", ""))
-                for f in flows
-                if isinstance(f, dict)
-            }
+            flows: list[wire.Flow] = await self.inspect("flows")
+            self._flow_sources = {f["name"]: (f.get("from") or {}).get("connector", "") for f in flows}
         pending = _Pull(connector, asyncio.get_running_loop().create_future())
         self._pulls.append(pending)
-        pull = asyncio.ensure_future(
-            self._call("debug.consume", {"connector": connector}, timeout=MAX_TIMEOUT)
-        )
-        self._background.add(pull)
-        pull.add_done_callback(lambda task: self._pulled(connector, task))
+        pull = tasks.spawn(self._call("debug.consume", {"connector": connector}, timeout=MAX_TIMEOUT), self._tasks,
+                           partial(self._pull_failed, connector))
+        pull.add_done_callback(partial(self._pulled, connector))
         try:
             await asyncio.wait(
                 {pull, pending.stopped}, timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED
@@ -346,13 +349,12 @@ class MycelBackend(Backend):
         return {"connector": connector, "done": pull.done(), "thread_id": pending.thread_id}
 
     def _pulled(self, connector: str, task: asyncio.Task) -> None:
-        self._background.discard(task)
-        if task.cancelled():
-            return
-        error = task.exception()
-        body: dict[str, Any] = {"connector": connector, "ok": error is None}
-        if error is not None:
-            body["error"] = error.to_dict() if isinstance(error, RelayError) else {"message": str(error)}
+        if not task.cancelled() and task.exception() is None:
+            self.events.on_raw("mycel", "debug.consume", {"connector": connector, "ok": True})
+
+    def _pull_failed(self, connector: str, error: BaseException) -> None:
+        body = {"connector": connector, "ok": False,
+                "error": error.to_dict() if isinstance(error, RelayError) else {"message": str(error)}}
         self.events.on_raw("mycel", "debug.consume", body)
 
     def timeline(self, thread_id: int) -> list[dict[str, Any]]:
@@ -437,15 +439,9 @@ class MycelBackend(Backend):
             raise
 
     async def threads(self) -> list[Thread]:
-        result = _expect(await self._call("debug.threads"), dict, "debug.threads", self.url)
-        threads = []
-        for info in result.get("threads") or []:
-            if isinstance(info, dict) and isinstance(info.get("id"), str):
-                tid = self._thread_id(info["id"])
-                threads.append(
-                    Thread(tid, f"{info.get('flowName', '')} {info['id']}", bool(info.get("paused")))
-                )
-        return threads
+        result: wire.Threads = await self._call("debug.threads")
+        return [Thread(self._thread_id(info["id"]), f"{info.get('flowName') or ''} {info['id']}",
+                       bool(info.get("paused"))) for info in result["threads"]]
 
     async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
         stop = self._paused.get(thread_id)
@@ -467,8 +463,7 @@ class MycelBackend(Backend):
 
     async def scopes(self, frame_id: int) -> list[Scope]:
         tid = self._frame_thread(frame_id)
-        method = "debug.variables"
-        values = _expect(await self._call(method, {"threadId": self._mycel_id(tid)}), dict, method, self.url)
+        values: dict[str, Any] = await self._call("debug.variables", {"threadId": self._mycel_id(tid)})
         return [
             Scope(name, self._ref(tid, value, "" if name == "rule" else name))
             for name, value in values.items()
@@ -516,7 +511,7 @@ class MycelBackend(Backend):
         """A CEL expression against the paused thread's data (``debug.evaluate``)."""
         tid = self._frame_thread(frame_id)
         params = {"threadId": self._mycel_id(tid), "expression": expression}
-        result = _expect(await self._call("debug.evaluate", params), dict, "debug.evaluate", self.url)
+        result: wire.Evaluated = await self._call("debug.evaluate", params)
         variable = self._variable(tid, expression, result.get("result"), expression)
         variable.type = str(result.get("type") or variable.type)
         return variable
@@ -536,7 +531,16 @@ class MycelBackend(Backend):
         return self._ids[name]
 
     def _on_notification(self, method: str, params: Any) -> None:
-        body = params if isinstance(params, dict) else {}
+        if self._closing:
+            return
+        shape = wire.NOTIFICATIONS.get(method)
+        if shape is None:
+            body = params if isinstance(params, dict) else {}
+        else:
+            try:
+                body = self._checked(shape, params)
+            except RelayError:
+                return
         name = body.get("threadId")
         tid = self._thread_id(name) if isinstance(name, str) and name else None
         if tid is not None:
@@ -553,16 +557,16 @@ class MycelBackend(Backend):
         elif method == "event.flowEnd":
             self._flow_ended(tid)
 
-    def _stopped(self, tid: int, body: dict[str, Any]) -> None:
+    def _stopped(self, tid: int, body: wire.StoppedEvent) -> None:
         self._forget_pause(tid)
         self._actions.pop(tid, None)
-        flow, stage = str(body.get("flowName", "")), str(body.get("stage", ""))
-        rule = body.get("rule") if isinstance(body.get("rule"), dict) else {}
-        index = rule.get("index") if isinstance(rule.get("index"), int) else None
+        flow, stage = body.get("flowName") or "", body.get("stage") or ""
+        rule: wire.Rule = body.get("rule") or {}
+        index = rule.get("index")
         if index is None:
             where = f"{stage} {body.get('name') or ''}".strip()
         else:
-            where = f"{stage} rule {index} ({rule.get('target', '')})"
+            where = f"{stage} rule {index} ({rule.get('target') or ''})"
         frame = Frame(
             id=next(self._numbers),
             name=where,
@@ -571,10 +575,10 @@ class MycelBackend(Backend):
             column=1 if index is None else index + 1,
         )
         self._frames[frame.id] = tid
-        raw_reason = str(body.get("reason", ""))
+        raw_reason = body.get("reason") or ""
         description = f"{flow} paused at {where} ({raw_reason or 'no reason given'})"
         if rule.get("expression"):
-            description += f": {rule.get('target', '')} = {rule['expression']}"
+            description += f": {rule.get('target') or ''} = {rule['expression']}"
         stop = StopInfo(STOP_REASONS.get(raw_reason, "pause"), tid, frame, description=description)
         stop.stopped_threads = [tid]
         if stop.reason == "breakpoint":
@@ -614,9 +618,9 @@ class MycelBackend(Backend):
             del self._actions[tid]
             self._report_remaining()
 
-    def _flow_started(self, tid: int, body: dict[str, Any]) -> None:
+    def _flow_started(self, tid: int, body: wire.ThreadEvent) -> None:
         self.events.on_thread(tid, "started")
-        connector = (self._flow_sources or {}).get(str(body.get("flowName", "")))
+        connector = (self._flow_sources or {}).get(body.get("flowName") or "")
         pending = next((p for p in self._pulls if p.connector == connector and p.thread_id is None), None)
         if pending is not None:
             pending.thread_id = tid

@@ -113,11 +113,17 @@ class Session(BackendEvents):
         self.touch()  # idle time counts from when the target is up
 
     async def _fail(self, error: RelayError) -> None:
+        self._mark_failed(error)
+        await self.backend.close()
+
+    def _mark_failed(self, error: RelayError) -> None:
+        """Go to ``failed`` with ``error`` (one ``error`` event), unless the session already ended."""
+        if self.ended:
+            return
         self.error = error
         self.stop = None
         self.emit("error", error.to_dict())
         self._set_state("failed")
-        await self.backend.close()
 
     async def restart(self) -> None:
         """End the target and start it again with the same options, as a fresh backend."""
@@ -335,5 +341,5 @@ class Session(BackendEvents):
     def on_lost(self, error: Exception) -> None:
         if self.ended:
             return
-        relay_error = error if isinstance(error, RelayError) else RelayError("adapter_failed", str(error))
-        self.manager.spawn(self._fail(relay_error))
+        self._mark_failed(error if isinstance(error, RelayError) else RelayError("adapter_failed", str(error)))
+        self.manager.spawn(self.backend.close())  # failed at once: the call that met the error sees it

@@ -17,12 +17,19 @@ from typing import Any
 
 from ..errors import RelayError
 from ..transports.streams import ByteStream
+from . import tasks
 from .timeouts import clamp_timeout
 
 log = logging.getLogger(__name__)
 
 MAX_BODY = 64 << 20
 MAX_HEADER_LINES = 16
+ENVELOPES: dict[str, tuple[tuple[str, type, bool], ...]] = {  # type -> (key, its type, whether it must be there)
+    "response": (("request_seq", int, True), ("success", bool, True), ("message", str, False), ("body", dict, False)),
+    "event": (("event", str, True), ("body", dict, False)),
+    "request": (("seq", int, True), ("command", str, True), ("arguments", dict, False)),
+}
+_TYPE_NAMES = {int: "an integer", bool: "true or false", str: "a string", dict: "an object"}
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -77,6 +84,23 @@ def _frame_error(what: str) -> RelayError:
     return RelayError("protocol_error", f"Broken DAP frame: {what}.")
 
 
+def check_envelope(message: dict[str, Any], peer: str) -> None:
+    """Raise ``protocol_error`` unless the message's own keys (not its body) have the types DAP gives them."""
+    kind = message["type"]
+    if kind not in ENVELOPES:
+        raise RelayError("protocol_error", f"{peer} sent a message of type {str(kind)[:40]!r}, not a request, "
+                         "response or event.", details={"peer": peer, "field": "type"})
+    for key, kind_of, required in ENVELOPES[kind]:
+        value = message.get(key)
+        if value is None and not required:
+            continue
+        if not isinstance(value, kind_of) or (kind_of is int and isinstance(value, bool)):
+            shown = "missing" if value is None else repr(value)[:60]
+            article = "an" if kind == "event" else "a"
+            raise RelayError("protocol_error", f"{peer} sent {article} {kind} whose {key} is {shown}, not "
+                             f"{_TYPE_NAMES[kind_of]}.", details={"peer": peer, "field": key})
+
+
 class DapRequestError(RelayError):
     """The adapter answered a request with ``success: false``."""
 
@@ -116,7 +140,7 @@ class DapChannel:
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._closed: Exception | None = None
         self._reader_task: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     def start(self) -> None:
         self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
@@ -175,34 +199,37 @@ class DapChannel:
             error = RelayError("adapter_failed", f"The connection to {self.stream.label} broke: {exc}.")
         except asyncio.CancelledError:
             pass
+        except Exception as exc:  # a bug here must still end the channel and fail every waiter, not the task
+            log.exception("reading from %s failed", self.stream.label)
+            error = RelayError("adapter_failed", f"Reading from {self.stream.label} failed: {exc!r}.")
         self._close(error)
 
     def _dispatch(self, message: dict[str, Any]) -> None:
-        kind = message.get("type")
+        check_envelope(message, self.stream.label)
+        kind = message["type"]
         if kind == "response":
-            future = self._pending.pop(message.get("request_seq", -1), None)
+            future = self._pending.pop(message["request_seq"], None)
             if future is None or future.done():
                 return
-            if message.get("success", False):
-                future.set_result(message.get("body") or {})
+            body = message.get("body") or {}
+            if message["success"]:
+                future.set_result(body)
             else:
-                body = message.get("body") or {}
-                text = message.get("message") or ""
-                detail = (body.get("error") or {}).get("format")
-                future.set_exception(DapRequestError(message.get("command", "?"), detail or text, body))
+                error = body.get("error")
+                detail = error.get("format") if isinstance(error, dict) else None
+                text = detail if isinstance(detail, str) and detail else message.get("message") or ""
+                future.set_exception(DapRequestError(str(message.get("command", "?")), text, body))
         elif kind == "event":
             try:
                 self._on_event(message)
             except Exception:  # a bug in a handler must not kill the channel
                 log.exception("event handler failed for %s", message.get("event"))
-        elif kind == "request":
-            task = asyncio.get_running_loop().create_task(self._answer(message))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        else:
+            tasks.spawn(self._answer(message), self._tasks)
 
     async def _answer(self, request: dict[str, Any]) -> None:
-        command = request.get("command", "")
-        response: dict[str, Any] = {"type": "response", "request_seq": request.get("seq"), "command": command}
+        command = request["command"]
+        response: dict[str, Any] = {"type": "response", "request_seq": request["seq"], "command": command}
         try:
             response["body"] = await self._on_reverse(command, request.get("arguments") or {})
             response["success"] = True

@@ -11,6 +11,7 @@ from enum import IntEnum
 from typing import Any, Protocol
 
 from ..errors import RelayError
+from . import tasks
 from .timeouts import DEFAULT_TIMEOUT, clamp_timeout
 
 log = logging.getLogger(__name__)
@@ -211,9 +212,7 @@ class JsonRpcChannel:
                 "id": msg["id"],
                 "error": {"code": ErrorCode.METHOD_NOT_FOUND, "message": "method not found"},
             }
-            task = asyncio.get_running_loop().create_task(self._transport.send(json.dumps(reply)))
-            self._replies.add(task)
-            task.add_done_callback(self._replies.discard)
+            tasks.spawn(self._transport.send(json.dumps(reply)), self._replies)
             return
         if self._on_notification is not None:
             try:
