@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -24,6 +25,11 @@ log = logging.getLogger(__name__)
 
 MAX_BODY = 64 << 20
 MAX_HEADER_LINES = 16
+PEEK = 4096  # bytes kept from each end of an oversized body, to find whose answer it is
+SKIP_CHUNK = 1 << 20
+_IS_RESPONSE = re.compile(rb'(?<!\\)"type"\s*:\s*"response"')
+_ANSWER_SEQ = re.compile(rb'(?<!\\)"request_seq"\s*:\s*(\d+)')
+_ANSWER_COMMAND = re.compile(rb'(?<!\\)"command"\s*:\s*"([A-Za-z]{1,40})"')
 ENVELOPES: dict[str, tuple[tuple[str, type, bool], ...]] = {  # type -> (key, its type, whether it must be there)
     "response": (("request_seq", int, True), ("success", bool, True), ("message", str, False), ("body", dict, False)),
     "event": (("event", str, True), ("body", dict, False)),
@@ -66,7 +72,7 @@ async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
     if length is None or length < 0:
         raise _frame_error("no Content-Length header")
     if length > MAX_BODY:
-        raise _frame_error(f"a body of {length} bytes is over the {MAX_BODY} byte cap")
+        return await _skip_oversized(reader, length)
     try:
         body = await reader.readexactly(length)
     except asyncio.IncompleteReadError as exc:
@@ -78,6 +84,32 @@ async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
     if not isinstance(message, dict) or "type" not in message:
         raise _frame_error("the body is not a DAP message object")
     return message
+
+
+async def _skip_oversized(reader: asyncio.StreamReader, length: int) -> dict[str, Any]:
+    """Read past a body over the cap; an answer to a request becomes that request's failure, anything else breaks.
+
+    The stream stays in step (the body is consumed, never held whole), so a value too big to send fails
+    only the request that asked for it; the session goes on.
+    """
+    head = tail = b""
+    left = length
+    try:
+        while left:
+            chunk = await reader.readexactly(min(left, SKIP_CHUNK))
+            head = head or chunk[:PEEK]
+            tail = (tail + chunk)[-PEEK:]
+            left -= len(chunk)
+    except asyncio.IncompleteReadError as exc:
+        raise _frame_error("the stream ended inside a body") from exc
+    seq = _ANSWER_SEQ.search(head) or _ANSWER_SEQ.search(tail)
+    command = _ANSWER_COMMAND.search(head) or _ANSWER_COMMAND.search(tail)
+    if not _IS_RESPONSE.search(head + tail) or seq is None:
+        raise _frame_error(f"a body of {length:,} bytes is over the {MAX_BODY:,}-byte cap")
+    name = command.group(1).decode() if command else "the request"
+    return {"type": "response", "request_seq": int(seq.group(1)), "success": False, "command": name,
+            "message": f"The answer to {name} is {length:,} bytes, over the {MAX_BODY:,}-byte cap of one message; "
+                       "ask for a part of the value (a slice, a head, a length)."}
 
 
 def _frame_error(what: str) -> RelayError:
