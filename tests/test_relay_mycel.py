@@ -133,7 +133,8 @@ def test_a_dropped_socket_fails_the_session_and_reconnect_restores_it(relay, pee
 
 def test_reconnect_is_for_mycel_sessions_only(relay):
     session = relay.connect_ez(EZ_PROGRAM, ez=EZ)
+    assert not hasattr(session, "reconnect")  # the handle of an EZ session has no such verb
     with pytest.raises(RelayError) as info:
-        session.reconnect()
+        relay.operations.call("reconnect", {"session": session.id})  # nor does the operation, from any front end
     assert info.value.code == "unsupported" and "ez" in info.value.message
     session.terminate()

@@ -45,7 +45,7 @@ from ..model import (
     VariablePage,
 )
 from ..protocols import tasks
-from ..protocols.jsonrpc import JsonRpcChannel
+from ..protocols.jsonrpc import ErrorCode, JsonRpcChannel
 from ..protocols.timeouts import MAX_TIMEOUT, MIN_TIMEOUT, clamp_timeout
 from ..transports.websocket import DEFAULT_MAX_FRAME, WebSocketTransport
 from . import mycel_messages as wire
@@ -85,10 +85,12 @@ ACTIONS = {
     "stepIn": "debug.stepInto",
 }
 MYCEL_ERRORS = {
-    -32000: ("not_running", "Mycel no longer knows this debug session; reconnect (session.reconnect())."),
-    -32001: ("invalid_request", "That Mycel thread has ended or never existed; list threads with threads()."),
-    -32002: ("invalid_request", "There is no such flow; list them with inspect('flows')."),
-    -32003: ("invalid_request", "Check the CEL expression: its variables, functions and quotes."),
+    ErrorCode.SESSION_NOT_FOUND: ("not_running",
+                                  "Mycel no longer knows this debug session; reconnect (session.reconnect())."),
+    ErrorCode.THREAD_NOT_FOUND: ("invalid_request",
+                                 "That Mycel thread has ended or never existed; list threads with threads()."),
+    ErrorCode.FLOW_NOT_FOUND: ("invalid_request", "There is no such flow; list them with inspect('flows')."),
+    ErrorCode.EVAL_ERROR: ("invalid_request", "Check the CEL expression: its variables, functions and quotes."),
 }
 NOT_PAUSED = "Mycel cannot pause a thread: set a stage breakpoint and wait for the stop."
 CLIENT_NAME = "jupyter_debug_relay"
@@ -260,7 +262,8 @@ class MycelBackend(Backend):
         try:
             result = await self._channel.request(method, params, timeout=timeout)
         except RelayError as exc:
-            if exc.details.get("rpc_code") == -32602 and "not paused" in exc.details.get("rpc_message", ""):
+            rpc_code, rpc_message = exc.details.get("rpc_code"), exc.details.get("rpc_message", "")
+            if rpc_code == ErrorCode.INVALID_PARAMS and "not paused" in rpc_message:
                 raise RelayError("not_paused", exc.message, NOT_PAUSED, exc.details) from None
             raise
         shape = wire.RESULTS.get(method)
