@@ -13,11 +13,10 @@ program's prints as raw lines among the JSON, and an exit with no ``exited``.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from ..errors import RelayError
@@ -42,15 +41,6 @@ CAPABILITIES = {
     "supportsCompletionsRequest": False,
     "supportsTerminateRequest": True,
 }
-
-
-@dataclass
-class _Request:
-    """A command sent and the event name that answers it; its future is cancelled once nobody waits."""
-
-    command: str
-    answer: str
-    future: asyncio.Future[tuple[str, dict[str, Any]]]
 
 
 def _message(data: dict[str, Any]) -> str:
@@ -82,7 +72,7 @@ class EzBackend(Backend):
         self._proc: asyncio.subprocess.Process | None = None
         self._stdout_task: asyncio.Task[None] | None = None
         self._stderr_task: asyncio.Task[None] | None = None
-        self._pending: collections.deque[_Request] = collections.deque()
+        self._pending = linejson.PendingAnswers()
         self._started = False
         self._stopping = False
         self._paused = False
@@ -146,8 +136,7 @@ class EzBackend(Backend):
         self, command: str, params: dict[str, Any], answer: str, timeout: float | None = None
     ) -> tuple[str, dict[str, Any]]:
         """Send ``command`` and return the event that answers it: ``answer`` or ``error``."""
-        request = _Request(command, answer, asyncio.get_running_loop().create_future())
-        self._pending.append(request)
+        request = self._pending.expect(command, answer)
 
         async def send_and_wait() -> tuple[str, dict[str, Any]]:
             await self._send(command, params)
@@ -167,23 +156,6 @@ class EzBackend(Backend):
             raise RelayError("invalid_request", f"The EZ debugserver refused {command!r}: {_message(data)}.",
                              details={"command": command})
         return data
-
-    def _answers(self, name: str, data: dict[str, Any]) -> bool:
-        """Whether the event answers the oldest command still owed an answer; if so, hand it over."""
-        if not self._pending:
-            return False
-        request = self._pending[0]
-        if name != "error":
-            matches = name == request.answer
-        elif "command" in data:
-            matches = data["command"] == request.command
-        else:  # a runtime error of the running program carries a location; a refusal need not
-            matches = self._paused or "location" not in data
-        if matches:
-            self._pending.popleft()
-            if not request.future.done():
-                request.future.set_result((name, data))
-        return matches
 
     # -- what the peer says -------------------------------------------------------------------
 
@@ -231,7 +203,8 @@ class EzBackend(Backend):
         name = message["event"]
         if name in wire.EVENTS:
             data = wire.EVENTS[name].check("The EZ debugserver", data)  # a misfit ends the reading: the peer is lost
-        if self._answers(name, data):
+        # a runtime error of the running program carries a location; a refusal need not
+        if self._pending.offer(name, data, unnamed_error_answers=self._paused or "location" not in data):
             return
         handler = getattr(self, f"_event_{name}", None)
         if handler is not None:
@@ -295,10 +268,7 @@ class EzBackend(Backend):
             return
         self._ended = error
         self._paused = False
-        for request in self._pending:
-            if not request.future.done():
-                request.future.set_exception(error)
-        self._pending.clear()
+        self._pending.fail_all(error)
         if self._started and report is not None:
             report()
 
