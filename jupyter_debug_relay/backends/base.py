@@ -26,6 +26,7 @@ from ..model import (
     VariablePage,
 )
 from ..protocols import tasks
+from .messages import Shape
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,19 @@ class Backend(abc.ABC):
     def violated(self, error: RelayError) -> None:
         """The peer broke its protocol: the session cannot trust it any more and fails with ``error``."""
         self.events.on_lost(error)
+
+    @property
+    def peer_name(self) -> str:
+        """How error messages name the peer."""
+        return self.kind
+
+    def checked(self, shape: Shape[Any], body: Any) -> Any:
+        """``body`` checked against ``shape``; a misfit fails the session and is raised."""
+        try:
+            return shape.check(self.peer_name, body)
+        except RelayError as exc:
+            self.violated(exc)
+            raise
 
     async def apply_breakpoints(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
         """Send every enabled breakpoint the peer can take; ``start()`` calls it at its configuration point.

@@ -50,7 +50,6 @@ from ..protocols.timeouts import MAX_TIMEOUT, MIN_TIMEOUT, clamp_timeout
 from ..transports.websocket import DEFAULT_MAX_FRAME, WebSocketTransport
 from . import mycel_messages as wire
 from .base import Backend, BackendEvents
-from .messages import Shape
 
 PIPELINE_STAGES = (
     "input",
@@ -267,15 +266,11 @@ class MycelBackend(Backend):
                 raise RelayError("not_paused", exc.message, NOT_PAUSED, exc.details) from None
             raise
         shape = wire.RESULTS.get(method)
-        return result if shape is None else self._checked(shape, result)
+        return result if shape is None else self.checked(shape, result)
 
-    def _checked(self, shape: Shape[Any], message: Any) -> Any:
-        """``message`` checked against ``shape``; a misfit fails the session and is raised."""
-        try:
-            return shape.check(self.peer, message)
-        except RelayError as exc:
-            self.violated(exc)
-            raise
+    @property
+    def peer_name(self) -> str:
+        return self.peer
 
     async def detach(self) -> None:
         """Say ``debug.detach`` and close the socket; Mycel lets its threads run on."""
@@ -541,7 +536,7 @@ class MycelBackend(Backend):
             body = params if isinstance(params, dict) else {}
         else:
             try:
-                body = self._checked(shape, params)
+                body = self.checked(shape, params)
             except RelayError:
                 return
         name = body.get("threadId")
