@@ -13,7 +13,7 @@ import time
 from collections import deque
 from typing import Any
 
-from ..engine.events import STATE_EVENTS, Event
+from ..events import STATE_EVENTS, Event
 from ..errors import RelayError
 from ..model import as_dict
 from ..operations import OPERATIONS

@@ -11,7 +11,7 @@ from typing import Any
 import ipywidgets as widgets
 from traitlets import Int, Unicode
 
-from ..engine.events import Event
+from ..events import Event
 from ..errors import RelayError
 from ..model import Frame, Thread
 from ..relay import Relay, SessionHandle
