@@ -13,8 +13,8 @@ import time
 from collections import deque
 from typing import Any
 
-from ..events import STATE_EVENTS, Event
 from ..errors import RelayError
+from ..events import STATE_EVENTS, Event
 from ..model import as_dict
 from ..operations import OPERATIONS
 from ..relay import Relay
