@@ -262,6 +262,27 @@ class Commands:
                     return var
         return handle.evaluate(name, frame_id, context="watch")
 
+    def do_scopes(self, command: Command) -> Result:
+        handle = self.session(command.session)
+        frame = {} if "frame_id" in command.args else {"frame_id": self._frame_id(handle)}
+        scopes = self._run(command, handle, **frame)["scopes"]
+        result = Result("\n".join(f"{s.name}  (ref {s.ref})" for s in scopes) or "no scopes")
+        result.scopes = scopes
+        return result
+
+    def do_source(self, command: Command) -> Result:
+        result = Result(self._run(command, self.session(command.session))["source"])
+        result.source = result.text
+        return result
+
+    def do_complete(self, command: Command) -> Result:
+        handle = self.session(command.session)
+        frame = {} if "frame_id" in command.args else {"frame_id": self._frame_id(handle)}
+        targets = self._run(command, handle, **frame)["targets"]
+        result = Result("\n".join(targets) or "no completions")
+        result.targets = targets
+        return result
+
     def do_eval(self, command: Command) -> ValueResult:
         handle = self.session(command.session)
         frame = {} if "frame_id" in command.args else {"frame_id": self._frame_id(handle)}
@@ -352,7 +373,9 @@ class Commands:
             command.spec.flow, command.spec.stage, command.spec.rule_index, command.spec.condition)])
 
     def bp_exceptions(self, command: BpCommand) -> Result:
-        return Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.spec.name)}")
+        result = Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.spec.name)}")
+        result.exceptions = command.spec.name
+        return result
 
     def bp_list(self, command: BpCommand) -> BreakpointsResult:
         return BreakpointsResult(self.relay.breakpoints.list(),
@@ -361,9 +384,9 @@ class Commands:
     def bp_rm(self, command: BpCommand) -> Result:
         for bp_id in command.ids:
             self.relay.breakpoints.get(bp_id)  # every id must exist before any is removed
-        for bp_id in command.ids:
-            self.relay.breakpoints.remove(bp_id)
-        return Result("removed breakpoint " + ", ".join(str(i) for i in command.ids))
+        result = Result("removed breakpoint " + ", ".join(str(i) for i in command.ids))
+        result.breakpoints = [self.relay.breakpoints.remove(bp_id) for bp_id in command.ids]
+        return result
 
     def bp_clear(self, command: BpCommand) -> Result:
         gone = self.relay.breakpoints.clear(command.spec.path)

@@ -135,7 +135,10 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
           extras=(Extra("target", metavar="[NAME_OR_REF]", positional=True,
                         help="A variable of the frame or a ref; default: the first scope."),
                   Extra("scope", metavar="NAME", help="The scope to list (its name or the start of it)."))),
+    Magic("scopes", "Look", "scopes"),
+    Magic("source", "Look", "source"),
     Magic("eval", "Look", "evaluate", raw="expression"),
+    Magic("complete", "Look", "completions", raw="text"),
     Magic("set", "Look", "set_variable", raw="assignment", hidden=("ref", "name", "value"),
           extras=(Extra("assignment", metavar="NAME = VALUE", positional=True),)),
     Magic("pull", "Look", summary="Copy a value of the paused target into the notebook, in a data format.",
@@ -240,8 +243,7 @@ def _parser(magic: Magic) -> _Parser:
         elif arg.kind == "off":
             parser.add_argument(*arg.flags, dest=arg.dest, action="store_false", default=argparse.SUPPRESS)
         else:
-            parser.add_argument(*arg.flags, dest=arg.dest, default=argparse.SUPPRESS,
-                                choices=arg.choices or None)
+            parser.add_argument(*arg.flags, dest=arg.dest, default=argparse.SUPPRESS)  # the operation checks it
     if magic.script:
         parser.add_argument("-m", dest="module", nargs=argparse.REMAINDER, default=argparse.SUPPRESS)
         parser.add_argument("program", nargs=argparse.REMAINDER)
@@ -424,10 +426,10 @@ def options(word: str) -> list[str]:
 def _usage_parts(magic: Magic) -> list[str]:
     parts = [PREFIX, magic.word]
     parts += [a.usage() for a in args_of(magic) if a.positional and a.dest != magic.raw]
-    if magic.raw:
+    parts += [a.usage() for a in args_of(magic) if not a.positional and a.dest != "session"]
+    if magic.raw:  # after the options: the rest of the line is the text
         raw = next((e for e in magic.extras if e.name == magic.raw), None)
         parts.append(raw.metavar if raw else magic.raw.upper())
-    parts += [a.usage() for a in args_of(magic) if not a.positional and a.dest != "session"]
     if magic.script:
         parts.append("(SCRIPT | -m MODULE) [ARGS...]")
     if magic.remainder:
