@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import RelayError
 from ..model import StopInfo, Variable
-from ..operations import parse
+from ..operations import OPERATIONS, parse
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..relay import Relay, SessionHandle
 from ..text import short_path
@@ -35,7 +35,7 @@ from .results import (
 log = logging.getLogger(__name__)
 
 _ASSIGNMENT = re.compile(r"^\s*(?P<name>[^=]+?)\s*=(?!=)\s*(?P<value>.+)$", re.S)
-_STEPS = {"continue": "continue_", "next": "next", "step": "step_in", "out": "step_out", "pause": "pause"}
+_SOURCE, _SESSIONS = OPERATIONS["source"], OPERATIONS["sessions"]
 
 
 def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
@@ -62,6 +62,7 @@ class Commands:
         self.relay = relay
         self.namespace = namespace if namespace is not None else {}
         self.current: str | None = None
+        self._current: SessionHandle | None = None
         self._selected: dict[str, tuple[int, int, int]] = {}  # session id -> (id of the stop, index, frame id)
 
     # -- entry points -----------------------------------------------------------------------
@@ -80,6 +81,8 @@ class Commands:
 
     def session(self, name: str | None = None) -> SessionHandle:
         """The named session, or the current one."""
+        if name is None and self._current is not None:
+            return self._current  # ids are never reused: no hop to look it up again
         key = name or self.current
         if key is None:
             started = self.relay.sessions  # e.g. by a comm request: the latest one is current
@@ -90,7 +93,7 @@ class Commands:
         return self.relay.get(key)
 
     def _adopt(self, handle: SessionHandle) -> SessionHandle:
-        self.current = handle.id
+        self.current, self._current = handle.id, handle
         return handle
 
     def _run(self, command: Command, handle: SessionHandle | None = None, **args: Any) -> Any:
@@ -120,20 +123,37 @@ class Commands:
 
     def _wait(self, handle: SessionHandle, timeout: Any, prefix: str | None = None) -> StopResult:
         args = {"session": handle.id} if timeout is None else {"session": handle.id, "timeout": timeout}
-        _, params = parse("wait", args)
-        return self._outcome(handle, lambda: self.relay.operations.call("wait", args)["stop"], params.timeout, prefix)
+        return self._stepped(handle, "wait", args, prefix)
 
-    def _outcome(self, handle: SessionHandle, wait: Callable[[], StopInfo | None], timeout: float,
-                 prefix: str | None = None) -> StopResult:
-        """The stop ``wait()`` returns, or "still running" past ``timeout``, or the end of the target."""
-        try:
-            return self._stop_result(handle, wait(), prefix=prefix)
-        except RelayError as exc:
-            if exc.code == "timeout":
-                return self._stop_result(handle, None, waited=timeout, prefix=prefix)
-            if exc.code == "target_exited":
-                return self._stop_result(handle, None, prefix=prefix)
-            raise
+    def _stepped(self, handle: SessionHandle, name: str, args: dict[str, Any], prefix: str | None = None
+                 ) -> StopResult:
+        """Run a step or a wait and gather what its result shows (source, live sessions) in the same hop.
+
+        The stop it waits for, or "still running" past the timeout, or the end of the target.
+        """
+        op, params = parse(name, args)
+        session = {"session": handle.id}
+
+        async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any]]:
+            stop, waited, source = None, None, None
+            try:
+                stop = (await op.run(self.relay, params))["stop"]
+            except RelayError as exc:
+                if exc.code not in ("timeout", "target_exited"):
+                    raise
+                waited = params.timeout if exc.code == "timeout" else None
+            if stop is not None and stop.frame is not None:
+                try:
+                    source = (await _SOURCE.run(self.relay, _SOURCE.params(**session)))["source"]
+                except RelayError:
+                    source = None
+            return stop, waited, source, (await _SESSIONS.run(self.relay, _SESSIONS.params()))["sessions"]
+
+        stop, waited, source, infos = self.relay.call(step_and_look(), op.budget(params, self.relay.request_timeout))
+        if prefix is None:
+            live = [i for i in infos if i.state not in ("terminated", "failed")]
+            prefix = f"[{handle.name}] " if len(live) > 1 else ""
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
 
     def _frame_id(self, handle: SessionHandle) -> int | None:
         stop = handle.stop
@@ -199,9 +219,7 @@ class Commands:
         handle = self.session(command.session)
         if handle.state in ("terminated", "failed"):
             return self._run(command, handle)  # raises target_exited (or the failure) with its hint
-        args = {**command.args, "session": handle.id}
-        _, params = parse(command.magic.operation, args)
-        return self._outcome(handle, lambda: self._run(command, handle)["stop"], params.timeout)
+        return self._stepped(handle, command.magic.operation, {**command.args, "session": handle.id})
 
     do_continue = do_next = do_step = do_out = do_pause = _step
 

@@ -298,7 +298,7 @@ def parse_session_line(line: str) -> Command:
         if magic.remainder and "--" in words:
             cut = words.index("--")
             words, after = words[:cut], words[cut + 1:]
-        values = vars(PARSERS[verb].parse_args(words))
+        values = vars(PARSERS[verb].parse_args(words)) if words or magic.script else {}
         if after is not None:
             values[magic.remainder] = after
         if magic.script:
