@@ -1,7 +1,8 @@
 """Kernel benchmark: magics and the comm channel through a real kernel, beside ipykernel's debug protocol.
 
 Measures, in one run:
-- the round trip of ``%debug_session next`` executed from jupyter_client (execute → reply and idle);
+- the round trip of ``%debug_session next`` executed from jupyter_client (execute → reply and idle), interleaved
+  with the same step through the Python API (``s.next()`` in a cell) and an empty cell;
 - a comm request ``next`` to its ``stopped`` event;
 - comm event throughput while the target prints as fast as it can, and the kernel's memory growth;
 and runs ``../shared/bench/ipykernel_debug_bench.py`` (JupyterLab's debug protocol) for the ratio.
@@ -104,12 +105,20 @@ def measure_steps(n: int, folder: str) -> dict:
         bench.cell("%bp target.py:3")
         assert "paused at" in bench.cell("%debug_session launch target.py"), "the target did not stop"
         bench.cell("%bp clear")
-        magics = []
-        for _ in range(n):
+        bench.cell("from jupyter_debug_relay.kernel.extension import load\n_s = load(get_ipython()).relay.get('s1')")
+        magics, apis, empties = [], [], []
+        for _ in range(n):  # interleaved: the magic, the same step through the Python API, an empty cell
             t = time.perf_counter()
             text = bench.cell("%debug_session next")
             magics.append(ms(time.perf_counter() - t))
             assert text.startswith("paused at"), text
+            t = time.perf_counter()
+            text = bench.cell("_s.next()")
+            apis.append(ms(time.perf_counter() - t))
+            assert text.startswith("StopInfo(reason='step'"), text
+            t = time.perf_counter()
+            bench.cell("pass")
+            empties.append(ms(time.perf_counter() - t))
         comms = []
         for _ in range(n):
             t = time.perf_counter()
@@ -120,6 +129,8 @@ def measure_steps(n: int, folder: str) -> dict:
     finally:
         bench.close()
     return {"magic_next_ms": statistics.median(magics), "magic_next_p95_ms": p95(magics),
+            "api_next_ms": statistics.median(apis), "empty_cell_ms": statistics.median(empties),
+            "magic_over_api_ms": statistics.median([m - a for m, a in zip(magics, apis, strict=True)]),
             "comm_next_ms": statistics.median(comms), "comm_next_p95_ms": p95(comms)}
 
 
@@ -190,6 +201,9 @@ def main() -> None:
 
     row("%debug_session next, execute round trip", steps["magic_next_ms"], "<= 25", step_anchor)
     row("  p95", steps["magic_next_p95_ms"], "")
+    row("s.next() in a cell, execute round trip", steps["api_next_ms"], "")
+    row("empty cell, execute round trip", steps["empty_cell_ms"], "")
+    row("the magic over s.next(), same run", steps["magic_over_api_ms"], "<= 1")
     row("comm request next -> stopped event", steps["comm_next_ms"], "<= 10", step_anchor)
     row("  p95", steps["comm_next_p95_ms"], "")
     print(f"{'comm output events delivered per second':<42}{flood['events_per_s']:>10.0f}{'>= 5000':>10}")

@@ -73,6 +73,7 @@ class Frontend:
         data: dict[str, Any] = {"type": "request", "v": 1, "id": request_id, "command": command, "args": args}
         if session:
             data["session"] = session
+        jsonschema.Draft202012Validator(SCHEMAS["Request"], registry=REGISTRY).validate(data)  # the doc's contract
         return self.send(data, request_id)
 
     def send(self, data: Any, request_id: Any, timeout: float = 30.0) -> dict[str, Any]:

@@ -123,7 +123,7 @@ def test_paths_with_spaces_and_arguments_after_the_double_dash(kernel, write):
 
 def test_stepping_waits_then_says_still_running_and_wait_and_pause_work(kernel, write):
     write("loop.py", LOOP)
-    started = kernel.magic("%dbg launch loop.py --timeout 0.5")
+    started = kernel.magic("%dbg launch --timeout 0.5 loop.py")
     assert started.text == "s1: still running after 0.5 s (use `%debug_session wait` or `pause`)"
     assert kernel.magic("%dbg wait --timeout 0.3").text.startswith("still running after 0.3 s")
     paused = kernel.magic("%dbg pause")
@@ -194,7 +194,7 @@ def test_breakpoint_kinds_and_management(kernel, write):
     ("%dbg launch broken.py", "syntax_error"),
     ("%dbg attach --port 1", "connection_failed"),
     ("%dbg frobnicate", "invalid_request"),
-    ("%dbg launch app.py --timeout", "invalid_request"),
+    ("%dbg launch --timeout", "invalid_request"),
     ('%bp "app.py:3', "invalid_request"),
     ("%dbg connect dap --adapter ./no-such-adapter", "connection_failed"),
     ("%dbg launch --python /bin/false app.py", "adapter_failed"),

@@ -12,8 +12,8 @@ import threading
 import time
 from typing import Any
 
-from ..engine.events import STATE_EVENTS, Event, EventQueue, dropped_event
 from ..errors import RelayError
+from ..events import STATE_EVENTS, Event, EventQueue, dropped_event
 from ..model import as_dict
 from ..operations import OPERATIONS
 from ..relay import Relay

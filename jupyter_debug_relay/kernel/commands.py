@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import logging
 import os
 import re
@@ -13,10 +12,12 @@ from typing import Any
 
 from ..errors import RelayError
 from ..model import StopInfo, Variable
+from ..operations import OPERATIONS, parse
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..relay import Relay, SessionHandle
 from ..text import short_path
-from .parsing import HELP, BpCommand, Command, parse_bp_line, parse_session_line, split
+from .grammar import HELP, Command, parse_session_line, usage, word_help
+from .parsing import BpCommand, parse_bp_line
 from .results import (
     BreakpointsResult,
     ErrorResult,
@@ -34,7 +35,7 @@ from .results import (
 log = logging.getLogger(__name__)
 
 _ASSIGNMENT = re.compile(r"^\s*(?P<name>[^=]+?)\s*=(?!=)\s*(?P<value>.+)$", re.S)
-_STEPS = {"continue": "continue_", "next": "next", "step": "step_in", "out": "step_out", "pause": "pause"}
+_SOURCE, _SESSIONS = OPERATIONS["source"], OPERATIONS["sessions"]
 
 
 def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
@@ -61,6 +62,7 @@ class Commands:
         self.relay = relay
         self.namespace = namespace if namespace is not None else {}
         self.current: str | None = None
+        self._current: SessionHandle | None = None
         self._selected: dict[str, tuple[int, int, int]] = {}  # session id -> (id of the stop, index, frame id)
 
     # -- entry points -----------------------------------------------------------------------
@@ -79,6 +81,8 @@ class Commands:
 
     def session(self, name: str | None = None) -> SessionHandle:
         """The named session, or the current one."""
+        if name is None and self._current is not None:
+            return self._current  # ids are never reused: no hop to look it up again
         key = name or self.current
         if key is None:
             started = self.relay.sessions  # e.g. by a comm request: the latest one is current
@@ -89,8 +93,18 @@ class Commands:
         return self.relay.get(key)
 
     def _adopt(self, handle: SessionHandle) -> SessionHandle:
-        self.current = handle.id
+        self.current, self._current = handle.id, handle
         return handle
+
+    def _run(self, command: Command, handle: SessionHandle | None = None, **args: Any) -> Any:
+        """Run the command's operation with its arguments (and ``args``) on ``handle``'s session."""
+        given = {**command.args, **args}
+        if handle is not None:
+            given["session"] = handle.id
+        return self.relay.operations.call(command.magic.operation, given)
+
+    def _start(self, command: Command, **args: Any) -> SessionHandle:
+        return self._adopt(self.relay.get(self._run(command, **args)["session"].id))
 
     def _prefix(self, handle: SessionHandle) -> str:
         live = [h for h in self.relay.sessions if h.state not in ("terminated", "failed")]
@@ -107,20 +121,39 @@ class Commands:
         prefix = self._prefix(handle) if prefix is None else prefix
         return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
 
-    def _wait(self, handle: SessionHandle, timeout: float, prefix: str | None = None) -> StopResult:
-        return self._outcome(handle, lambda: handle.wait_for_stop(timeout), timeout, prefix)
+    def _wait(self, handle: SessionHandle, timeout: Any, prefix: str | None = None) -> StopResult:
+        args = {"session": handle.id} if timeout is None else {"session": handle.id, "timeout": timeout}
+        return self._stepped(handle, "wait", args, prefix)
 
-    def _outcome(self, handle: SessionHandle, wait: Callable[[], StopInfo | None], timeout: float,
-                 prefix: str | None = None) -> StopResult:
-        """The stop ``wait()`` returns, or "still running" past ``timeout``, or the end of the target."""
-        try:
-            return self._stop_result(handle, wait(), prefix=prefix)
-        except RelayError as exc:
-            if exc.code == "timeout":
-                return self._stop_result(handle, None, waited=timeout, prefix=prefix)
-            if exc.code == "target_exited":
-                return self._stop_result(handle, None, prefix=prefix)
-            raise
+    def _stepped(self, handle: SessionHandle, name: str, args: dict[str, Any], prefix: str | None = None
+                 ) -> StopResult:
+        """Run a step or a wait and gather what its result shows (source, live sessions) in the same hop.
+
+        The stop it waits for, or "still running" past the timeout, or the end of the target.
+        """
+        op, params = parse(name, args)
+        session = {"session": handle.id}
+
+        async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any]]:
+            stop, waited, source = None, None, None
+            try:
+                stop = (await op.run(self.relay, params))["stop"]
+            except RelayError as exc:
+                if exc.code not in ("timeout", "target_exited"):
+                    raise
+                waited = params.timeout if exc.code == "timeout" else None
+            if stop is not None and stop.frame is not None:
+                try:
+                    source = (await _SOURCE.run(self.relay, _SOURCE.params(**session)))["source"]
+                except RelayError:
+                    source = None
+            return stop, waited, source, (await _SESSIONS.run(self.relay, _SESSIONS.params()))["sessions"]
+
+        stop, waited, source, infos = self.relay.call(step_and_look(), op.budget(params, self.relay.request_timeout))
+        if prefix is None:
+            live = [i for i in infos if i.state not in ("terminated", "failed")]
+            prefix = f"[{handle.name}] " if len(live) > 1 else ""
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
 
     def _frame_id(self, handle: SessionHandle) -> int | None:
         stop = handle.stop
@@ -132,107 +165,81 @@ class Commands:
     # -- starting ---------------------------------------------------------------------------
 
     def do_launch(self, command: Command) -> StopResult:
-        o = command.options
-        if bool(o.script) == bool(o.module):
-            raise RelayError("invalid_request", "Launch needs a SCRIPT or -m MODULE (one of them).",
-                             "e.g. `%debug_session launch app.py` or `%debug_session launch -m pytest -- -x`.")
-        if o.exceptions:
-            self.relay.breakpoints.exceptions(o.exceptions)
-        env = {}
-        for pair in o.env:
-            key, sep, value = pair.partition("=")
-            if not sep or not key:
-                raise RelayError("invalid_request", f"--env takes KEY=VALUE, not {pair!r}.")
-            env[key] = value
-        handle = self._adopt(self.relay.launch(
-            o.script, args=command.target_args, cwd=o.cwd, env=env or None, python=o.python, module=o.module,
-            stop_on_entry=o.stop_on_entry, just_my_code=not o.no_just_my_code, subprocess=o.subprocess, name=o.name,
-        ))
-        return self._started(handle, o.no_wait, o.timeout)
+        if "exceptions" in command.extras:
+            self.relay.operations.call("set_exceptions", {"mode": command.extras["exceptions"]})
+        return self._started(self._start(command), command)
 
-    def _started(self, handle: SessionHandle, no_wait: bool, timeout: float) -> StopResult:
+    def _started(self, handle: SessionHandle, command: Command) -> StopResult:
         prefix = f"{handle.name}: "
-        if no_wait:
+        if command.extras.get("no_wait"):
             return self._stop_result(handle, None, prefix=prefix)
-        return self._wait(handle, timeout, prefix)
+        return self._wait(handle, command.extras.get("timeout"), prefix)
 
     def do_attach(self, command: Command) -> StopResult:
-        o = command.options
-        handle = self._adopt(self.relay.attach(port=o.port, host=o.host, pid=o.pid,
-                                               just_my_code=not o.no_just_my_code, name=o.name))
+        handle = self._start(command)
         return self._stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
 
     def do_connect(self, command: Command) -> StopResult:
-        o = command.options
-        if o.kind == "dap":
-            adapter = split(o.adapter) if o.adapter else None
-            handle = self._adopt(self.relay.connect_dap(
-                adapter=adapter[0] if adapter and len(adapter) == 1 else adapter, host=o.host, port=o.port,
-                launch=_json_option(o.launch, "--launch"), attach=_json_option(o.attach, "--attach"),
-                program=o.target, args=command.target_args, cwd=o.cwd, stop_on_entry=o.stop_on_entry, name=o.name,
-            ))
-            if o.attach:
-                return self._stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
-            return self._started(handle, o.no_wait, o.timeout)
-        if not o.target:
-            what = "URL" if o.kind == "mycel" else "PROGRAM"
-            raise RelayError("invalid_request", f"connect {o.kind} needs a {what}.", "See `%debug_session help`.")
-        if o.kind == "mycel":
-            handle = self.relay.connect_mycel(o.target, name=o.name)
-        else:
-            handle = self.relay.connect_ez(o.target, ez=o.ez, cwd=o.cwd, name=o.name)
-        self._adopt(handle)
+        kind, target = command.args.get("kind"), command.extras.get("target")
+        if kind in ("mycel", "ez") and not target:
+            what = "URL" if kind == "mycel" else "PROGRAM"
+            raise RelayError("invalid_request", f"connect {kind} needs a {what}.", "See `%debug_session help`.")
+        handle = self._start(command, **({} if target is None else {"url" if kind == "mycel" else "program": target}))
+        if kind == "dap" and "attach" not in command.args:
+            return self._started(handle, command)
         return self._stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
 
     # -- sessions ---------------------------------------------------------------------------
 
     def do_help(self, command: Command) -> Result:
-        return Result(HELP.rstrip())
+        word = command.extras.get("word")
+        return Result(word_help(word) if word else HELP.rstrip())
 
     def do_list(self, command: Command) -> SessionsResult:
-        return SessionsResult([h.info() for h in self.relay.sessions], self.current)
+        return SessionsResult(self._run(command)["sessions"], self.current)
 
     def do_use(self, command: Command) -> Result:
-        handle = self._adopt(self.relay.get(command.options.name))
+        name = command.extras.get("name")
+        if not name:
+            raise RelayError("invalid_request", "`use` needs a session id or name.", f"Usage: {usage(command.magic)}")
+        handle = self._adopt(self.relay.get(name))
         return Result(f"current session: {handle.name} ({handle.id}, {handle.state})")
 
     def do_status(self, command: Command) -> StatusResult:
-        return StatusResult(self.session(command.options.session).info())
+        return StatusResult(self._run(command, self.session(command.session))["session"])
 
     def do_threads(self, command: Command) -> ThreadsResult:
-        handle = self.session(command.options.session)
+        handle = self.session(command.session)
         stop = handle.stop
-        return ThreadsResult(handle.threads(), stop.thread_id if stop else None)
+        return ThreadsResult(self._run(command, handle)["threads"], stop.thread_id if stop else None)
 
     # -- running ----------------------------------------------------------------------------
 
     def _step(self, command: Command) -> StopResult:
-        o = command.options
-        handle = self.session(o.session)
-        verb = getattr(handle, _STEPS[command.verb])
+        handle = self.session(command.session)
         if handle.state in ("terminated", "failed"):
-            return verb()  # raises target_exited (or the failure) with its hint
-        return self._outcome(handle, lambda: verb(thread_id=o.thread, wait=not o.no_wait, timeout=o.timeout),
-                             o.timeout)
+            return self._run(command, handle)  # raises target_exited (or the failure) with its hint
+        return self._stepped(handle, command.magic.operation, {**command.args, "session": handle.id})
 
     do_continue = do_next = do_step = do_out = do_pause = _step
 
     def do_wait(self, command: Command) -> StopResult:
-        return self._wait(self.session(command.options.session), command.options.timeout)
+        return self._wait(self.session(command.session), command.args.get("timeout"))
 
     # -- looking ----------------------------------------------------------------------------
 
     def do_where(self, command: Command) -> StackResult:
-        o = command.options
-        handle = self.session(o.session)
-        frames = handle.stack(thread_id=o.thread, levels=o.levels)
+        handle = self.session(command.session)
+        frames = self._run(command, handle)["frames"]
         chosen = self._selected.get(handle.id)
         selected = chosen[1] if chosen and handle.stop is not None and chosen[0] == id(handle.stop) else 0
         return StackResult(frames, selected)
 
     def do_frame(self, command: Command) -> StopResult:
-        handle = self.session(command.options.session)
-        index = command.options.index
+        handle = self.session(command.session)
+        index = command.extras.get("index")
+        if index is None:
+            raise RelayError("invalid_request", "`frame` needs a frame number.", f"Usage: {usage(command.magic)}")
         frames = handle.stack()
         if not 0 <= index < len(frames):
             raise RelayError("invalid_request", f"There is no frame {index}; the stack has {len(frames)}.",
@@ -246,24 +253,23 @@ class Commands:
         return result
 
     def do_vars(self, command: Command) -> VariablesResult:
-        o = command.options
-        handle = self.session(o.session)
+        handle = self.session(command.session)
+        target, scope_name = command.extras.get("target"), command.extras.get("scope")
         frame_id = self._frame_id(handle)
-        if o.target is None or o.scope:
+        if target is None or scope_name:
             scopes = handle.scopes(frame_id)
             if not scopes:
                 raise RelayError("not_paused", "This frame has no variables to show.")
-            scope = _pick_scope(scopes, o.scope)
-            page = handle.variables(scope.ref, o.start, o.count)
-            return VariablesResult(scope.name, page.items, page.start, page.total)
-        if o.target.isdigit():
-            ref, title = int(o.target), f"ref {o.target}"
+            scope = _pick_scope(scopes, scope_name)
+            ref, title = scope.ref, scope.name
+        elif target.isdigit():
+            ref, title = int(target), f"ref {target}"
         else:
-            value = self._lookup(handle, frame_id, o.target)
+            value = self._lookup(handle, frame_id, target)
             if not value.ref:
-                return VariablesResult(o.target, [value])
-            ref, title = value.ref, f"{o.target} ({value.type})" if value.type else o.target
-        page = handle.variables(ref, o.start, o.count)
+                return VariablesResult(target, [value])
+            ref, title = value.ref, f"{target} ({value.type})" if value.type else target
+        page = self._run(command, handle, ref=ref)
         return VariablesResult(title, page.items, page.start, page.total)
 
     @staticmethod
@@ -274,12 +280,34 @@ class Commands:
                     return var
         return handle.evaluate(name, frame_id, context="watch")
 
+    def do_scopes(self, command: Command) -> Result:
+        handle = self.session(command.session)
+        frame = {} if "frame_id" in command.args else {"frame_id": self._frame_id(handle)}
+        scopes = self._run(command, handle, **frame)["scopes"]
+        result = Result("\n".join(f"{s.name}  (ref {s.ref})" for s in scopes) or "no scopes")
+        result.scopes = scopes
+        return result
+
+    def do_source(self, command: Command) -> Result:
+        result = Result(self._run(command, self.session(command.session))["source"])
+        result.source = result.text
+        return result
+
+    def do_complete(self, command: Command) -> Result:
+        handle = self.session(command.session)
+        frame = {} if "frame_id" in command.args else {"frame_id": self._frame_id(handle)}
+        targets = self._run(command, handle, **frame)["targets"]
+        result = Result("\n".join(targets) or "no completions")
+        result.targets = targets
+        return result
+
     def do_eval(self, command: Command) -> ValueResult:
-        handle = self.session(command.options.session)
-        return ValueResult(handle.evaluate(command.text, self._frame_id(handle)))
+        handle = self.session(command.session)
+        frame = {} if "frame_id" in command.args else {"frame_id": self._frame_id(handle)}
+        return ValueResult(self._run(command, handle, **frame)["variable"])
 
     def do_set(self, command: Command) -> ValueResult:
-        handle = self.session(command.options.session)
+        handle = self.session(command.session)
         match = _ASSIGNMENT.match(command.text)
         if match is None:
             raise RelayError("invalid_request", f"Cannot read {command.text!r} as NAME = VALUE.",
@@ -288,63 +316,63 @@ class Commands:
         frame_id = self._frame_id(handle)
         for scope in handle.scopes(frame_id):
             if any(v.name == name for v in handle.variables(scope.ref, 0, 1000).items):
-                return ValueResult(handle.set_variable(scope.ref, name, value))
+                return ValueResult(self._run(command, handle, ref=scope.ref, name=name, value=value)["variable"])
         raise RelayError("invalid_request", f"There is no variable {name!r} in this frame's scopes.",
                          "See the names with `%debug_session vars`; set an attribute through its owner's ref.")
 
     def do_pull(self, command: Command) -> Result:
-        handle = self.session(command.options.session)
-        local = command.options.as_name or command.text
+        handle = self.session(command.session)
+        expression = command.text
+        local = command.extras.get("as") or expression
         if not local.isidentifier():
-            raise RelayError("invalid_request", f"{command.text!r} is not a name to store the value under.",
-                             f"Add --as NAME, e.g. `%debug_session pull {command.text} --as value`.")
-        value = pull(handle, command.text, self._frame_id(handle), command.options.max_bytes or DEFAULT_MAX_BYTES)
+            raise RelayError("invalid_request", f"{expression!r} is not a name to store the value under.",
+                             f"Add --as NAME, e.g. `%debug_session pull {expression} --as value`.")
+        value = pull(handle, expression, self._frame_id(handle), command.extras.get("max_bytes") or DEFAULT_MAX_BYTES)
         self.namespace[local] = value
-        result = Result(f"pulled {command.text} into {local} ({type(value).__name__})")
+        result = Result(f"pulled {expression} into {local} ({type(value).__name__})")
         result.value, result.name = value, local
         return result
 
     # -- output -----------------------------------------------------------------------------
 
     def do_output(self, command: Command) -> OutputResult:
-        handle = self.session(command.options.session)
-        return OutputResult(handle.output(since=command.options.since), command.options.tail)
+        return OutputResult(self._run(command, self.session(command.session)), command.extras.get("tail"))
 
     def do_input(self, command: Command) -> Result:
-        handle = self.session(command.options.session)
-        handle.send_input(command.text + "\n")
+        handle = self.session(command.session)
+        self._run(command, handle, text=command.text + "\n")
         return Result(f"sent {len(command.text) + 1} characters to {handle.name}")
 
     def do_panel(self, command: Command) -> Any:
         from ..widgets import DebuggerPanel
 
-        name = command.options.session or self.current
+        name = command.session or self.current
         return DebuggerPanel(self.relay.get(name) if name else self.relay)
 
     # -- ending -----------------------------------------------------------------------------
 
     def do_stop(self, command: Command) -> Result:
-        handle = self.session(command.options.session)
+        handle = self.session(command.session)
         if handle.state in ("terminated", "failed"):
             code = handle.exit_code
-            handle.terminate()  # closes what is left of it
+            self._run(command, handle)  # closes what is left of it
             return Result(f"{handle.name} had already ended" + (f" (exit code {code})" if code is not None else ""))
-        handle.terminate()  # the code of a killed target means nothing to the user: it is not shown
+        self._run(command, handle)  # the code of a killed target means nothing to the user: it is not shown
         return Result(f"{handle.name} stopped")
 
     def do_detach(self, command: Command) -> Result:
-        handle = self.session(command.options.session)
-        handle.detach()
+        handle = self.session(command.session)
+        self._run(command, handle)
         return Result(f"detached from {handle.name}; the target keeps running")
 
     def do_restart(self, command: Command) -> StopResult:
-        handle = self.session(command.options.session)
-        handle.restart()
-        return self._wait(handle, 10.0, prefix=f"{handle.name} restarted: ")
+        handle = self.session(command.session)
+        self._run(command, handle)
+        return self._wait(handle, None, prefix=f"{handle.name} restarted: ")
 
     def do_reconnect(self, command: Command) -> StopResult:
-        handle = self.session(command.options.session)
-        handle.reconnect()
+        handle = self.session(command.session)
+        self._run(command, handle)
         return self._stop_result(handle, handle.stop, prefix=f"{handle.name} reconnected: ")
 
     # -- %bp --------------------------------------------------------------------------------
@@ -363,7 +391,9 @@ class Commands:
             command.spec.flow, command.spec.stage, command.spec.rule_index, command.spec.condition)])
 
     def bp_exceptions(self, command: BpCommand) -> Result:
-        return Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.spec.name)}")
+        result = Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.spec.name)}")
+        result.exceptions = command.spec.name
+        return result
 
     def bp_list(self, command: BpCommand) -> BreakpointsResult:
         return BreakpointsResult(self.relay.breakpoints.list(),
@@ -372,9 +402,9 @@ class Commands:
     def bp_rm(self, command: BpCommand) -> Result:
         for bp_id in command.ids:
             self.relay.breakpoints.get(bp_id)  # every id must exist before any is removed
-        for bp_id in command.ids:
-            self.relay.breakpoints.remove(bp_id)
-        return Result("removed breakpoint " + ", ".join(str(i) for i in command.ids))
+        result = Result("removed breakpoint " + ", ".join(str(i) for i in command.ids))
+        result.breakpoints = [self.relay.breakpoints.remove(bp_id) for bp_id in command.ids]
+        return result
 
     def bp_clear(self, command: BpCommand) -> Result:
         gone = self.relay.breakpoints.clear(command.spec.path)
@@ -396,15 +426,3 @@ def _pick_scope(scopes: list, name: str | None):
     raise RelayError("invalid_request", f"There is no scope {name!r}.",
                      "Scopes here: " + ", ".join(s.name for s in scopes) + ".")
 
-
-def _json_option(text: str | None, flag: str) -> dict[str, Any] | None:
-    if text is None:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise RelayError("invalid_request", f"{flag} is not valid JSON: {exc}.",
-                         f"Quote it for the shell: {flag} '{{\"program\": \"./a.out\"}}'.") from None
-    if not isinstance(value, dict):
-        raise RelayError("invalid_request", f"{flag} must be a JSON object.")
-    return value

@@ -10,10 +10,9 @@ from IPython.core.completer import SimpleCompletion, context_matcher
 from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
 
 from .commands import Commands
-from .parsing import BP_COMMANDS, HELP, SESSION_COMMANDS
+from .grammar import HELP, SESSION_COMMANDS, options
+from .parsing import BP_COMMANDS
 
-SESSION_OPTIONS = ("--session", "--timeout", "--no-wait", "--thread", "--name", "--scope", "--start", "--count",
-                   "--since", "--tail", "--levels", "--as")
 MAGIC_NAMES = ("debug_session", "dbg", "bp")
 
 
@@ -70,7 +69,7 @@ class Completer:
         if done[-1] in ("--session", "use"):
             return self._session_names()
         if word.startswith("-"):
-            return list(SESSION_OPTIONS)
+            return options(done[0])
         return _paths(word)
 
     def bp_words(self, done: list[str], word: str) -> list[str]:

@@ -11,8 +11,8 @@ from typing import Any
 import ipywidgets as widgets
 from traitlets import Int, Unicode
 
-from ..engine.events import Event
 from ..errors import RelayError
+from ..events import Event
 from ..model import Frame, Thread
 from ..relay import Relay, SessionHandle
 from .breakpoints import BreakpointList

@@ -1,0 +1,251 @@
+"""Every operation is reachable from the Python API, the magics and the comm, with the same result.
+
+One kernel, three sessions of the same program — ``py`` driven by the Python API in a cell, ``mg`` by the magics,
+``cm`` by a comm frontend — each operation applied to each through its own front end, and the answers compared.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from jupyter_debug_relay.operations import OPERATIONS
+from tests.conftest import line_of
+from tests.kernels import Kernel
+from tests.test_kernel_comm import Frontend, open_frontend
+
+PROGRAM = """
+import time
+
+def compute(items):
+    total = 0
+    for i, x in enumerate(items):
+        total += x * i  # accumulate
+    return total
+
+print("start")
+result = compute([3, 4, 5])
+n = 0
+while True:
+    n += 1  # spin
+    time.sleep(0.01)
+"""
+
+VOLATILE = {"id", "ref", "ts", "seq", "created_at", "last_activity", "pid", "processId", "source_ref"}
+
+
+def norm(value: Any) -> Any:
+    """A result without what differs between three processes of one program: ids, refs, times, session names."""
+    if isinstance(value, dict):
+        drop = VOLATILE | ({"name"} if "backend" in value else set())
+        return {k: norm(v) for k, v in value.items() if k not in drop}
+    if isinstance(value, list):
+        return [norm(v) for v in value]
+    return value
+
+
+class Three:
+    """The three front ends of one kernel, each with its own session of PROGRAM."""
+
+    def __init__(self, kernel: Kernel, front: Frontend) -> None:
+        self.kernel, self.front = kernel, front
+
+    def py(self, expression: str) -> Any:
+        """An expression of the Python API (``relay``, ``s`` the py session) as data; an error as its code."""
+        cell = self.kernel.magic(
+            "try:\n"
+            f"    _v = {{'ok': as_dict({expression})}}\n"
+            "except RelayError as _e:\n"
+            "    _v = {'error': _e.code, 'message': _e.message, 'field': (_e.details or {}).get('field')}\n"
+            "print(json.dumps(_v, default=str))")
+        return json.loads(cell.streams)
+
+    def magic(self, line: str, attribute: str | None) -> Any:
+        """A magic line's result: one of its attributes as data, or its error."""
+        cell = self.kernel.magic(
+            f"_r = {line}\n"
+            "if _r.ok:\n"
+            f"    _v = {{'ok': as_dict({'_r.' + attribute if attribute else 'None'})}}\n"
+            "else:\n"
+            "    _v = {'error': _r.error.code, 'message': _r.error.message,"
+            " 'field': (_r.error.details or {}).get('field')}\n"
+            "print(json.dumps(_v, default=str))")
+        return json.loads(cell.streams)
+
+    def comm(self, command: str, key: str | None, session: str | None = "cm", **args: Any) -> Any:
+        """A comm request (checked against the Request schema first) and its answer's body or one key of it."""
+        return self._answer(self.front.request(command, session, **args), key)
+
+    def bad_comm(self, command: str, session: str, args: dict[str, Any]) -> Any:
+        """A request the schema refuses, sent anyway: the kernel must refuse it too."""
+        self.bad_ids = getattr(self, "bad_ids", 10**6) + 1
+        data = {"type": "request", "v": 1, "id": self.bad_ids, "command": command, "session": session, "args": args}
+        return self._answer(self.front.send(data, self.bad_ids), None)
+
+    @staticmethod
+    def _answer(answer: dict[str, Any], key: str | None) -> Any:
+        if not answer["ok"]:
+            return {"error": answer["error"]["code"], "message": answer["error"]["message"]}
+        return {"ok": answer["body"].get(key) if key else answer["body"]}
+
+
+@pytest.fixture
+def three(kernel: Kernel, write) -> Three:
+    app = write("prog.py", PROGRAM)
+    kernel.magic("import json\nfrom jupyter_debug_relay import RelayError\nfrom jupyter_debug_relay.model import "
+                 "as_dict\nfrom jupyter_debug_relay.kernel.extension import load\nrelay = load(get_ipython()).relay")
+    kernel.magic(f"%bp prog.py:{line_of(app, '# accumulate')}")
+    front = open_frontend(kernel)
+    t = Three(kernel, front)
+    t.app = app
+    return t
+
+
+def same(results: list[Any], what: str) -> Any:
+    first = norm(results[0])
+    assert "error" not in results[0], (what, results)
+    for other in results[1:]:
+        assert norm(other) == first, f"{what}: the front ends disagree:\n{json.dumps(results, indent=1)}"
+    return results[0]["ok"]
+
+
+def same_error(results: list[Any], what: str, code: str) -> None:
+    assert [r.get("error") for r in results] == [code] * 3, (what, results)
+
+
+REACHED: set[str] = set()
+
+
+def test_every_operation_answers_the_same_on_every_front_end(three: Three):
+    t, app = three, three.app
+    # -- sessions
+    launched = [t.py(f"relay.launch({app!r}, name='py').info()"),
+                t.magic("%dbg launch --name mg --no-wait prog.py", "stop"),
+                t.comm("launch", "session", session=None, program=app, name="cm")]
+    assert launched[1] == {"ok": None}
+    same([launched[0], t.comm("status", "session", "cm")], "launch")
+    t.kernel.magic("s = relay.get('py')")
+    stops = [t.py("s.wait_for_stop()"), t.magic("%dbg wait --session mg", "stop"), t.comm("wait", "stop", timeout=10)]
+    assert same(stops, "wait")["reason"] == "breakpoint"
+    REACHED.update({"launch", "wait"})
+    same([t.py("[h.info() for h in relay.sessions]"), t.magic("%dbg list", "sessions"),
+          t.comm("sessions", "sessions", None)], "sessions")
+    same([t.py("s.info()"), t.magic("%dbg status --session mg", "info"), t.comm("status", "session")], "status")
+    same([t.py("s.threads()"), t.magic("%dbg threads --session mg", "threads"), t.comm("threads", "threads")],
+         "threads")
+    same([t.py("s.stack()"), t.magic("%dbg where --session mg", "frames"), t.comm("stack", "frames")], "stack")
+    scopes = [t.py("s.scopes()"), t.magic("%dbg scopes --session mg", "scopes"), t.comm("scopes", "scopes")]
+    same(scopes, "scopes")
+    refs = [r["ok"][0]["ref"] for r in scopes]
+    same([{"ok": t.py(f"s.variables({refs[0]})")["ok"]["items"]}, t.magic(f"%dbg vars --session mg {refs[1]}",
+          "variables"), t.comm("variables", "items", ref=refs[2])], "variables")
+    same([t.py("s.evaluate('x * 100')"), t.magic("%dbg eval --session mg x * 100", "variable"),
+          t.comm("evaluate", "variable", expression="x * 100")], "evaluate")
+    same([t.py("s.completions('ite')"), t.magic("%dbg complete --session mg ite", "targets"),
+          t.comm("completions", "targets", text="ite")], "completions")
+    same([t.py("s.source()"), t.magic("%dbg source --session mg", "source"),
+          t.comm("source", "source")], "source")
+    pages = [t.py("s.output()"), t.magic("%dbg output --session mg", "page"), t.comm("output", None)]
+    texts = [{"ok": "".join(c["text"] for c in p["ok"]["chunks"])} for p in pages]  # a print may come in two chunks
+    assert same(texts, "output") == "start\n"
+    same([t.py(f"s.set_variable({refs[0]}, 'total', '7')"),
+          t.magic("%dbg set --session mg total = 7", "variable"),
+          t.comm("setVariable", "variable", ref=refs[2], name="total", value="7")], "set_variable")
+    sent = [t.py("s.send_input('hi\\n')"), t.magic("%dbg input --session mg hi", None),
+            t.comm("input", None, text="hi\n")]
+    assert sent == [{"ok": None}, {"ok": None}, {"ok": {}}], sent
+    REACHED.update({"sessions", "status", "threads", "stack", "scopes", "variables", "evaluate", "completions",
+                    "source", "output", "set_variable", "input"})
+    # -- running: each step the same on each session
+    for op, py, word in (("next", "s.next()", "next"), ("step_in", "s.step_in()", "step"),
+                         ("continue", "s.continue_()", "continue"), ("step_out", "s.step_out()", "out")):
+        stop = same([t.py(py), t.magic(f"%dbg {word} --session mg", "stop"), t.comm(op, "stop", wait=True)], op)
+        assert stop["frame"] is not None
+        REACHED.add(op)
+    resumed = [t.py("s.continue_(wait=False)"), t.magic("%dbg continue --session mg --no-wait", "stop"),
+               t.comm("continue", "stop", wait=False)]
+    same(resumed, "continue without waiting")
+    paused = [t.py("s.pause()"), t.magic("%dbg pause --session mg", "stop"), t.comm("pause", "stop", wait=True)]
+    assert [p["ok"]["reason"] for p in paused] == ["pause"] * 3, paused
+    REACHED.add("pause")
+    # -- breakpoints (the relay's: each front end adds, disables and removes its own)
+    start = line_of(app, 'print("start")')
+    cycles = [  # the same line on each front end in turn: add, disable, list, remove
+        lambda: t.py(f"relay.breakpoints.add({app!r}, {start})"),
+        lambda: t.magic(f"%bp prog.py:{start}", "breakpoint"),
+        lambda: t.comm("setBreakpoint", "breakpoint", None, kind="line", path=app, line=start),
+    ], [
+        lambda i: t.py(f"relay.breakpoints.enable({i}, False)"),
+        lambda i: t.magic(f"%bp disable {i}", "breakpoint"),
+        lambda i: t.comm("enableBreakpoint", "breakpoint", None, id=i, enabled=False),
+    ], [
+        lambda: t.py("relay.breakpoints.list()"),
+        lambda: t.magic("%bp list", "breakpoints"),
+        lambda: t.comm("breakpoints", "breakpoints", None),
+    ], [
+        lambda i: t.py(f"relay.breakpoints.remove({i})"),
+        lambda i: t.magic(f"%bp rm {i}", "breakpoints[0]"),
+        lambda i: t.comm("removeBreakpoint", "breakpoint", None, id=i),
+    ]
+    results: dict[str, list[Any]] = {"add_breakpoint": [], "update_breakpoint": [], "breakpoints": [],
+                                     "remove_breakpoint": []}
+    for add, disable, listing, remove in zip(*cycles, strict=True):
+        results["add_breakpoint"].append(added := add())
+        results["update_breakpoint"].append(disable(added["ok"]["id"]))
+        results["breakpoints"].append(listing())
+        results["remove_breakpoint"].append(remove(added["ok"]["id"]))
+    for op, found in results.items():
+        same(found, op)
+    same([t.py("relay.breakpoints.exceptions('uncaught')"), t.magic("%bp exceptions uncaught", "exceptions"),
+          t.comm("set_exceptions", "exceptions", None, mode="uncaught")], "set_exceptions")
+    REACHED.update({"add_breakpoint", "update_breakpoint", "breakpoints", "remove_breakpoint", "set_exceptions"})
+    # -- what a launched debugpy session refuses, refused alike
+    same_error([t.py("s.detach()"), t.magic("%dbg detach --session mg", None), t.comm("detach", None)],
+               "detach", "unsupported")
+    same_error([t.py("s.reconnect()"), t.magic("%dbg reconnect --session mg", None), t.comm("reconnect", None)],
+               "reconnect", "unsupported")
+    same_error([t.py("relay.attach(port=1)"), t.magic("%dbg attach --port 1", None),
+                t.comm("attach", None, None, port=1)], "attach", "connection_failed")
+    same_error([t.py("relay.connect_ez('missing.ez')"), t.magic("%dbg connect ez missing.ez", None),
+                t.comm("connect", None, None, kind="ez", program="missing.ez")], "connect", "file_not_found")
+    REACHED.update({"detach", "reconnect", "attach", "connect"})
+    # -- restart and the end
+    restarted = [t.py("s.restart()"), t.magic("%dbg restart --session mg", None), t.comm("restart", None)]
+    assert all("ok" in r for r in restarted), restarted
+    same([t.py("s.wait_for_stop()"), t.magic("%dbg wait --session mg", "stop"), t.comm("wait", "stop")],
+         "after restart")
+    ended = [t.py("s.terminate()"), t.magic("%dbg stop --session mg", None), t.comm("terminate", "state")]
+    assert ended[:2] == [{"ok": None}, {"ok": None}] and ended[2]["ok"] == "terminated", ended
+    states = {i["name"]: i["state"] for i in t.py("[h.info() for h in relay.sessions]")["ok"]}
+    assert [states[name] for name in ("py", "mg", "cm")] == ["terminated"] * 3, states
+    REACHED.update({"restart", "terminate"})
+    assert REACHED == set(OPERATIONS), f"not driven through the three front ends: {set(OPERATIONS) - REACHED}"
+
+
+BAD = [  # (field, Python API, magic line, comm command and args)
+    ("timeout", "s.next(timeout=-1)", "%dbg next --session s1 --timeout -1", ("next", {"timeout": -1})),
+    ("thread_id", "s.next(thread_id='x')", "%dbg next --session s1 --thread x", ("next", {"threadId": "x"})),
+    ("levels", "s.stack(levels=0)", "%dbg where --session s1 --levels 0", ("stack", {"levels": 0})),
+    ("count", "s.variables(1, count=0)", "%dbg vars --session s1 1 --count 0", ("variables", {"ref": 1, "count": 0})),
+    ("context", "s.evaluate('x', context='shell')", "%dbg eval --session s1 --context shell x",
+     ("evaluate", {"expression": "x", "context": "shell"})),
+    ("port", "relay.attach(port=70000)", "%dbg attach --port 70000", ("attach", {"port": 70000})),
+    ("kind", "relay.operations.call('connect', {'kind': 'gdb'})", "%dbg connect gdb x",
+     ("connect", {"kind": "gdb"})),
+    ("line", "relay.breakpoints.add('prog.py', 0)", "%bp prog.py:0",
+     ("setBreakpoint", {"kind": "line", "path": "p", "line": 0})),
+]
+
+
+def test_a_bad_argument_is_invalid_request_naming_the_field_on_every_front_end(three: Three):
+    t = three
+    t.kernel.magic(f"s = relay.launch({t.app!r}, name='py')\ns.wait_for_stop()")
+    for field, py, line, (command, args) in BAD:
+        results = [t.py(py), t.magic(line, None), t.bad_comm(command, "s1", args)]
+        for result in results:
+            assert result.get("error") == "invalid_request" and f"'{field}'" in result["message"], (field, results)
+        for result in results[:2]:
+            assert result["field"] == field, (field, results)
+    t.kernel.magic("s.terminate()")
