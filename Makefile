@@ -24,7 +24,7 @@ lab: $(STAMP)
 test: $(STAMP)
 	bash .ci/system-deps
 	$(BIN)/ruff check .
-	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema docs/comm-protocol.md
+	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema --check docs/comm-protocol.md
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q
 	$(BIN)/python -m pytest -q --nbval notebooks/ --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider --nbval-cell-timeout=120
