@@ -45,147 +45,156 @@ class SessionParams(Params):
 class WaitParams(SessionParams):
     """Waiting for the next stop or the end of the target."""
 
-    timeout: Timeout = 10.0
+    timeout: Timeout = Field(
+        10.0, description='Seconds to wait for the next stop or the end; past it the target is still running.')
 
 
 class ResumeParams(WaitParams):
     """A step, continue or pause: on one thread (default: the stopped one), waiting for the next stop."""
 
-    thread_id: StrictInt | None = None
-    wait: StrictBool = True
+    thread_id: StrictInt | None = Field(None, description='The thread; default: the stopped thread.')
+    wait: StrictBool = Field(True, description='Wait for the next stop or the end (up to timeout) and return it.')
 
 
 class LaunchParams(Params):
     """A Python script (or ``module``) started under debugpy."""
 
-    program: StrictStr | None = None
-    module: StrictStr | None = None
-    args: list[StrictStr] | None = None
-    cwd: StrictStr | None = None
-    env: dict[StrictStr, StrictStr] | None = None
-    python: StrictStr | None = None
-    stop_on_entry: StrictBool = False
-    just_my_code: StrictBool = True
-    subprocess: StrictBool = False
-    name: StrictStr | None = None
+    program: StrictStr | None = Field(None, description='The script (or, for a DAP adapter, the executable) to debug.')
+    module: StrictStr | None = Field(None, description='A module to run as with python -m, instead of a program.')
+    args: list[StrictStr] | None = Field(None, description="The target's command-line arguments.")
+    cwd: StrictStr | None = Field(None, description="The target's working directory; default: the kernel's.")
+    env: dict[StrictStr, StrictStr] | None = Field(None, description="Environment variables added to the target's.")
+    python: StrictStr | None = Field(None, description="The Python interpreter for the target; default: the kernel's.")
+    stop_on_entry: StrictBool = Field(False, description="Stop at the program's first line.")
+    just_my_code: StrictBool = Field(True, description='Step through and stop in your own code only, not in libraries.')
+    subprocess: StrictBool = Field(
+        False, description="Debug the target's child processes too, each as a child session.")
+    name: StrictStr | None = Field(None, description='A name for the session, usable wherever its id is.')
 
 
 class AttachParams(Params):
     """A running Python process: ``python -m debugpy --listen PORT`` (port) or any process (pid)."""
 
-    port: Port | None = None
-    host: StrictStr = "127.0.0.1"
-    pid: Pid | None = None
-    just_my_code: StrictBool = True
-    name: StrictStr | None = None
+    port: Port | None = Field(None, description='The TCP port the peer listens on.')
+    host: StrictStr = Field("127.0.0.1", description='The host the peer listens on.')
+    pid: Pid | None = Field(None, description='The id of a running Python process to attach to.')
+    just_my_code: StrictBool = Field(True, description='Step through and stop in your own code only, not in libraries.')
+    name: StrictStr | None = Field(None, description='A name for the session, usable wherever its id is.')
 
 
 class ConnectParams(Params):
     """A Mycel service (``url``), an EZ program (``program``), or any DAP adapter."""
 
-    kind: Literal["mycel", "ez", "dap"]
-    url: StrictStr | None = None
-    program: StrictStr | None = None
-    ez: StrictStr = "ez"
-    adapter: list[StrictStr] | StrictStr | None = None
-    host: StrictStr | None = None
-    port: Port | None = None
-    launch: dict | None = None
-    attach: dict | None = None
-    args: list[StrictStr] | None = None
-    cwd: StrictStr | None = None
-    env: dict[StrictStr, StrictStr] | None = None
-    stop_on_entry: StrictBool = False
-    name: StrictStr | None = None
+    kind: Literal["mycel", "ez", "dap"] = Field(
+        ..., description='What to connect to: mycel (url), ez (program) or dap (adapter and/or program).')
+    url: StrictStr | None = Field(None, description='The Mycel debug endpoint, e.g. ws://127.0.0.1:9090/debug.')
+    program: StrictStr | None = Field(None, description='The script (or, for a DAP adapter, the executable) to debug.')
+    ez: StrictStr = Field("ez", description='The ez command.')
+    adapter: list[StrictStr] | StrictStr | None = Field(
+        None, description='The DAP adapter: a command (list or string) or a registry name such as lldb.')
+    host: StrictStr | None = Field(None, description='The host the peer listens on.')
+    port: Port | None = Field(None, description='The TCP port the peer listens on.')
+    launch: dict | None = Field(None, description="The DAP launch request's arguments, as the adapter documents them.")
+    attach: dict | None = Field(None, description="The DAP attach request's arguments, as the adapter documents them.")
+    args: list[StrictStr] | None = Field(None, description="The target's command-line arguments.")
+    cwd: StrictStr | None = Field(None, description="The target's working directory; default: the kernel's.")
+    env: dict[StrictStr, StrictStr] | None = Field(None, description="Environment variables added to the target's.")
+    stop_on_entry: StrictBool = Field(False, description="Stop at the program's first line.")
+    name: StrictStr | None = Field(None, description='A name for the session, usable wherever its id is.')
 
 
 class StackParams(SessionParams):
     """Frames of a stopped thread, from ``start``."""
 
-    thread_id: StrictInt | None = None
-    start: Start = 0
-    levels: Levels | None = None
+    thread_id: StrictInt | None = Field(None, description='The thread; default: the stopped thread.')
+    start: Start = Field(0, description='Index of the first item (0-based).')
+    levels: Levels | None = Field(None, description='How many frames, at most.')
 
 
 class FrameParams(SessionParams):
     """A frame of the stop (default: the top one)."""
 
-    frame_id: StrictInt | None = None
+    frame_id: StrictInt | None = Field(None, description='The frame; default: the top frame of the stop.')
 
 
 class VariablesParams(SessionParams):
     """A page of a value's children."""
 
-    ref: Ref
-    start: Start = 0
-    count: Count = 100
+    ref: Ref = Field(..., description="The value's reference (a ref from scopes or variables).")
+    start: Start = Field(0, description='Index of the first item (0-based).')
+    count: Count = Field(100, description='How many items, at most.')
 
 
 class EvaluateParams(FrameParams):
     """An expression evaluated in a frame of the stopped target."""
 
-    expression: Text
-    context: EvalContext = "repl"
+    expression: Text = Field(..., description="The expression, in the target's language.")
+    context: EvalContext = Field(
+        "repl", description="Where the expression comes from: repl, watch, hover, clipboard (whole value), variables.")
 
 
 class SetVariableParams(SessionParams):
     """A new value for a child of ``ref``; the value is an expression of the target's language."""
 
-    ref: Ref
-    name: Text
-    value: Text
+    ref: Ref = Field(..., description='The variables reference holding the variable.')
+    name: Text = Field(..., description="The variable's name.")
+    value: Text = Field(..., description="The new value: an expression in the target's language.")
 
 
 class CompletionsParams(FrameParams):
     """What could complete ``text`` in a frame."""
 
-    text: StrictStr
+    text: StrictStr = Field(..., description='The text to complete.')
 
 
 class OutputParams(SessionParams):
     """Output from a cursor."""
 
-    since: Start = 0
-    limit: Count | None = None
+    since: Start = Field(0, description="The output cursor to read from (a previous page's cursor).")
+    limit: Count | None = Field(None, description='How many chunks, at most.')
 
 
 class InputParams(SessionParams):
     """Text for the target's stdin."""
 
-    text: StrictStr
+    text: StrictStr = Field(..., description="The text for the target's stdin (add a newline to end a line).")
 
 
 class AddBreakpointParams(Params):
     """A breakpoint of the relay: line (path, line), function (name), or Mycel stage (flow, stage)."""
 
-    kind: Literal["line", "function", "stage"] = "line"
-    path: Text | None = None
-    line: Line | None = None
-    name: Text | None = None
-    flow: Text | None = None
-    stage: Text | None = None
-    rule_index: StrictInt | None = None
-    condition: StrictStr | None = None
-    hit_condition: StrictStr | None = None
-    log_message: StrictStr | None = None
+    kind: Literal["line", "function", "stage"] = Field(
+        "line", description='line (path, line), function (name) or stage (flow, stage).')
+    path: Text | None = Field(None, description='The source file.')
+    line: Line | None = Field(None, description='The line (1-based).')
+    name: Text | None = Field(None, description='The function, for a function breakpoint.')
+    flow: Text | None = Field(None, description='The Mycel flow.')
+    stage: Text | None = Field(None, description='The Mycel pipeline stage.')
+    rule_index: StrictInt | None = Field(None, description="The CEL rule's index in its stage (-1: after the last).")
+    condition: StrictStr | None = Field(
+        None, description="Stop only when this expression, in the target's language, is true.")
+    hit_condition: StrictStr | None = Field(
+        None, description='Stop only on these hits: a count (5), a comparison (>= 2) or a modulo (% 10).')
+    log_message: StrictStr | None = Field(
+        None, description='Print this message (with {expressions}) instead of stopping.')
 
 
 class BreakpointIdParams(Params):
     """One breakpoint by its id."""
 
-    id: Id
+    id: Id = Field(..., description="The breakpoint's id.")
 
 
 class UpdateBreakpointParams(BreakpointIdParams):
     """Turn a breakpoint on or off."""
 
-    enabled: StrictBool = True
+    enabled: StrictBool = Field(True, description='Whether the breakpoint is on.')
 
 
 class ExceptionsParams(Params):
     """When sessions stop on exceptions."""
 
-    mode: ExceptionMode
+    mode: ExceptionMode = Field(..., description='raised (every exception), uncaught, or none.')
 
 
 class NoParams(Params):
