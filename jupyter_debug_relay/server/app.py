@@ -212,8 +212,10 @@ class RelayApp:
 
     async def events(self, request: Request) -> Response:
         """Server-Sent Events of one session: live, or strictly after ``Last-Event-ID``, each event once."""
-        session = request.path_params["session"]
-        status = await calls.run(self.relay, "status", {"session": session})
+        try:
+            status = await calls.run(self.relay, "status", {"session": request.path_params["session"]})
+        except RelayError as exc:
+            return error_response(exc)
         session = status["session"]["id"]
         last = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
         try:
