@@ -24,17 +24,20 @@ lab: $(STAMP)
 test: $(STAMP)
 	bash .ci/system-deps
 	$(BIN)/ruff check .
+	$(BIN)/python -m jupyter_debug_relay.server.openapi docs/http-api.md
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q
 	$(BIN)/python -m pytest -q --nbval notebooks/ --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider --nbval-cell-timeout=120
 
 docs: $(STAMP)
+	$(BIN)/python -m jupyter_debug_relay.server.openapi docs/http-api.md
 	$(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
 	$(BIN)/python bench/backends_bench.py
 	$(BIN)/python bench/kernel_bench.py
+	$(BIN)/python bench/server_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

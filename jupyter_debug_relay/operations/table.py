@@ -353,6 +353,10 @@ class _Unstarted(Backend):
 
     kind = "none"
 
+    def unsupported(self, feature: str) -> RelayError:
+        return RelayError("not_running", f"This session has no target yet, so no {feature}.",
+                          "Launch, attach or connect in it first.")
+
     async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
         raise RelayError("not_running", "This session has no target yet.", "Launch, attach or connect in it first.")
 

@@ -35,7 +35,7 @@ STATUS = {
     "invalid_request": 400, "file_not_found": 400, "invalid_line": 400, "syntax_error": 400,
     "invalid_condition": 400, "evaluation_failed": 400, "unauthorized": 401, "forbidden": 403,
     "session_not_found": 404, "not_found": 404, "method_not_allowed": 405, "not_paused": 409, "not_running": 409,
-    "target_exited": 409, "too_large": 413, "unsupported": 501, "adapter_failed": 502,
+    "target_exited": 409, "too_large": 413, "unsupported": 400, "adapter_failed": 502,
     "connection_failed": 502, "protocol_error": 502, "timeout": 504, "internal_error": 500,
 }
 BACKENDS = ("debugpy", "dap", "mycel", "ez")
@@ -242,6 +242,7 @@ class RelayApp:
                 yield self._frame(event)
                 sent = event.seq
             closing = asyncio.ensure_future(self.closing.wait())
+            getter: asyncio.Future[Any] | None = None
             try:
                 while not self.closing.is_set():
                     getter = asyncio.ensure_future(queue.get())
@@ -260,6 +261,8 @@ class RelayApp:
                         sent = event.seq
             finally:
                 closing.cancel()
+                if getter is not None:
+                    getter.cancel()
         finally:
             unsubscribe()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter, create_model
@@ -29,7 +30,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "add_breakpoint": {"path": "main.py", "line": 3, "condition": "i > 100"},
     "update_breakpoint": {"enabled": False}, "set_exceptions": {"mode": "uncaught"},
 }
-ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 501, 502, 504)
+ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 502, 504)
 
 
 class ErrorBody(BaseModel):
@@ -140,3 +141,59 @@ def document() -> dict[str, Any]:
         "components": {"schemas": components,
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
     }
+
+
+def _type(schema: dict[str, Any]) -> str:
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[1]
+    if "anyOf" in schema:
+        return " or ".join(_type(s) for s in schema["anyOf"])
+    if schema.get("type") == "array":
+        return f"array of {_type(schema.get('items', {}))}"
+    if "enum" in schema:
+        return " \\| ".join(json.dumps(v) for v in schema["enum"])
+    if "const" in schema:
+        return json.dumps(schema["const"])
+    return str(schema.get("type", "any"))
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """``docs/http-api.md``: every endpoint with its parameters, an example request and its answers."""
+    lines = ["# HTTP API", "", "<!-- Generated from the OpenAPI document by `python -m "
+             "jupyter_debug_relay.server.openapi docs/http-api.md`; do not edit by hand. -->", "",
+             doc["info"]["description"], "",
+             "Start it with `jupyter-debug-relay serve [--host 127.0.0.1] [--port 8765] [--token T]`; its first line "
+             "of output is the base URL. Every request but `GET /health` sends `Authorization: Bearer TOKEN`. "
+             "The live document is at `GET /openapi.json` (OpenAPI " + doc["openapi"] + ").", "",
+             "Errors are `{\"error\": {\"code\", \"message\", \"hint\", \"details\"}}`: " + ", ".join(
+                 f"{status} `{code}`" for code, status in STATUS.items()) + ".", ""]
+    schemas = doc["components"]["schemas"]
+    for path, item in doc["paths"].items():
+        for method, spec in item.items():
+            lines += [f"## `{method.upper()} {path}`", "", f"`{spec['operationId']}`: {spec['summary']}", ""]
+            params = list(spec.get("parameters", []))
+            body = spec.get("requestBody", {}).get("content", {}).get("application/json")
+            if body:
+                model = schemas[body["schema"]["$ref"].rsplit("/", 1)[1]]
+                required = set(model.get("required", []))
+                params += [{"name": name, "in": "body", "required": name in required, "schema": schema}
+                           for name, schema in model.get("properties", {}).items()]
+            if params:
+                lines += ["| name | in | type | required | description |", "|---|---|---|---|---|"]
+                lines += [f"| `{p['name']}` | {p['in']} | {_type(p['schema'])} | {'yes' if p.get('required') else ''}"
+                          f" | {p['schema'].get('description', '')} |" for p in params]
+                lines.append("")
+            if body:
+                lines += ["```json", json.dumps(body["example"]), "```", ""]
+            ok = spec["responses"]["200"]["content"]
+            media, content = next(iter(ok.items()))
+            lines += [f"200: {_type(content['schema']) if media == 'application/json' else media}; errors: "
+                      + ", ".join(s for s in spec["responses"] if s != "200"), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    with open(sys.argv[1], "w") as f:
+        f.write(markdown(document()))
