@@ -50,7 +50,8 @@ def test_schemathesis_finds_no_server_error_and_no_schema_breaking_answer(tmp_pa
     with live_server() as (server, client):
         client.post("/sessions", json={"name": "fuzz"})
         command = [sys.executable, "-m", "schemathesis.cli", "run", f"{server.url}/openapi.json",
-                   "-H", f"Authorization: Bearer {TOKEN}", "--max-examples", "4", "--workers", "2", "--phases", "examples,fuzzing",
+                   "-H", f"Authorization: Bearer {TOKEN}", "--max-examples", "4", "--workers", "2",
+                   "--phases", "examples,fuzzing",
                    "--checks", "not_a_server_error,response_schema_conformance,status_code_conformance,"
                    "content_type_conformance", "--request-timeout", "20", "--seed", "1",
                    *[arg for name in risky for arg in ("--exclude-operation-id", name)]]
