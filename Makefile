@@ -25,18 +25,21 @@ test: $(STAMP)
 	bash .ci/system-deps
 	$(BIN)/ruff check .
 	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema --check docs/comm-protocol.md
+	$(BIN)/python -m jupyter_debug_relay.server.openapi --check docs/http-api.md
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q
 	$(BIN)/python -m pytest -q --nbval notebooks/ --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider --nbval-cell-timeout=120
 
 docs: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema docs/comm-protocol.md
+	$(BIN)/python -m jupyter_debug_relay.server.openapi docs/http-api.md
 	$(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
 	$(BIN)/python bench/backends_bench.py
 	$(BIN)/python bench/kernel_bench.py
+	$(BIN)/python bench/server_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,4 +1,4 @@
-"""The ``jupyter-debug-relay`` command (also ``jupyter debug-relay``): demo, install-kernel, version."""
+"""The ``jupyter-debug-relay`` command (also ``jupyter debug-relay``): demo, install-kernel, version, serve, mcp."""
 
 from __future__ import annotations
 
@@ -19,7 +19,14 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--sys-prefix", action="store_true", help="in this environment (the default)")
     where.add_argument("--prefix", help="under this prefix, e.g. /usr/local")
     verbs.add_parser("version", help="print the version")
+    serve = verbs.add_parser("serve", help="serve a relay over HTTP for agents (OpenAPI at /openapi.json, MCP at /mcp)")
+    _server_options(serve)
+    mcp = verbs.add_parser("mcp", help="serve a relay as MCP tools on stdio (or --http: streamable HTTP at /mcp)")
+    mcp.add_argument("--http", action="store_true", help="serve MCP over streamable HTTP instead of stdio")
+    _server_options(mcp)
     options = parser.parse_args(argv)
+    if options.verb in ("serve", "mcp"):
+        return _serve(options)
     if options.verb == "version":
         print(__version__)
         return 0
@@ -37,6 +44,48 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc.code}: {exc.message}\nhint: {exc.hint}", file=sys.stderr)
         return 2
     print(f"demo finished (the example exits with {code} because of its bug)")
+    return 0
+
+
+def _server_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    parser.add_argument("--port", type=int, default=8765, help="port (0 picks a free one)")
+    parser.add_argument("--token", help="bearer token (default: $JUPYTER_DEBUG_RELAY_TOKEN, else a random one "
+                        "written with the URL to a 0600 file in the Jupyter runtime dir)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME:PORT",
+                        help="another Host header to accept (e.g. behind a proxy)")
+    parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                        help="a browser origin allowed to call the API (none by default)")
+    parser.add_argument("--no-redact", action="store_true",
+                        help="show values of secret-looking variables, env entries and arguments as they are")
+
+
+def _serve(options: argparse.Namespace) -> int:
+    """Run the relay server (or MCP on stdio) until shutdown; the relay's targets are reaped at the end."""
+    from .relay import Relay
+
+    with Relay() as relay:
+        if options.verb == "mcp" and not options.http:
+            import anyio
+
+            from .mcp_server import serve_stdio
+
+            anyio.run(serve_stdio, relay, not options.no_redact)
+            return 0
+        from .server import RelayServer, ServerConfig
+
+        config = ServerConfig(host=options.host, port=options.port, token=options.token or "",
+                              redact=not options.no_redact, cors_origins=tuple(options.cors_origin),
+                              allowed_hosts=tuple(options.allow_host))
+        try:
+            server = RelayServer(relay, config)
+        except RelayError as exc:
+            print(f"error: {exc.code}: {exc.message}\nhint: {exc.hint}", file=sys.stderr)
+            return 2
+        print(server.url + ("/mcp" if options.verb == "mcp" else ""), flush=True)
+        if server.token_file:
+            print(f"token written to {server.token_file}", file=sys.stderr, flush=True)
+        server.run()
     return 0
 
 

@@ -199,3 +199,20 @@ class ExceptionsParams(Params):
 
 class NoParams(Params):
     """No parameters."""
+
+
+# -- server operations -------------------------------------------------------------------------------------
+
+class CreateParams(Params):
+    """An empty session to launch, attach or connect into later; it ends after ``timeout_minutes`` idle."""
+
+    name: StrictStr | None = None
+    timeout_minutes: Annotated[float, Field(gt=0, le=7 * 24 * 60, description="Idle minutes before the session "
+                                            "is stopped; default: the relay's idle timeout.")] | None = None
+
+
+class IntoSession(Params):
+    """Starting a target in a session made by ``create`` (``session``); without it, in a new session."""
+
+    session: StrictStr | None = Field(None, description="A session made by create, still in state created; "
+                                      "default: a new session.")

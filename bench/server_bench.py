@@ -1,0 +1,145 @@
+"""Server benchmark: HTTP step-over, status poll, evaluate and an MCP tool call beside the Python API, in one run.
+
+Prints median and p99 (ms) per path, then 20 HTTP clients polling and evaluating at once (errors counted).
+Goals: HTTP step <= 3 ms median, status <= 1 ms, 20 clients with no error (seed 004's KPIs: 200 ms, 50 ms).
+
+    python bench/server_bench.py [-n 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+
+import anyio
+import httpx
+from mcp.client import ClientSession
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from jupyter_debug_relay import Relay  # noqa: E402
+from jupyter_debug_relay.server import RelayServer, ServerConfig  # noqa: E402
+
+TARGET = """
+def work(i):
+    total = 0
+    for k in range(3):
+        total += i * k
+    return total
+
+for i in range(10_000_000):
+    work(i)
+"""
+TOKEN = "bench-token"
+
+
+def stats(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return f"median {statistics.median(ordered) * 1000:7.3f} ms   p99 {p99 * 1000:7.3f} ms"
+
+
+def timed(fn, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        started = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - started)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=200)
+    n = parser.parse_args().n
+    with tempfile.TemporaryDirectory() as folder, Relay() as relay:
+        program = os.path.join(folder, "target.py")
+        with open(program, "w") as f:
+            f.write(TARGET)
+        server = RelayServer(relay, ServerConfig(port=0, token=TOKEN)).start()
+        http = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+        try:
+            relay.breakpoints.add(program, 3)
+            session = relay.launch(program)
+            session.wait_for_stop()
+            sid = session.id
+
+            def http_ok(response: httpx.Response) -> None:
+                if response.status_code != 200:
+                    raise SystemExit(f"HTTP {response.status_code}: {response.text}")
+
+            rows = [
+                ("python step (next)", timed(session.next, n)),
+                ("http step-over", timed(lambda: http_ok(http.post(f"/sessions/{sid}/step-over", json={})), n)),
+                ("python status", timed(session.info, n)),
+                ("http status", timed(lambda: http_ok(http.get(f"/sessions/{sid}")), n)),
+                ("python evaluate", timed(lambda: session.evaluate("i * 2"), n)),
+                ("http evaluate", timed(lambda: http_ok(http.post(f"/sessions/{sid}/evaluate",
+                                                                  json={"expression": "i * 2"})), n)),
+            ]
+            rows.append(("mcp evaluate (streamable HTTP)", mcp_calls(server.url, sid, n)))
+            for name, samples in rows:
+                print(f"{name:32s} {stats(samples)}")
+            print(crowd(server.url, sid, clients=20, each=max(n // 10, 10)))
+            session.terminate()
+        finally:
+            http.close()
+            server.stop()
+
+
+def mcp_calls(url: str, sid: str, n: int) -> list[float]:
+    """Timed MCP ``evaluate`` tool calls through the SDK's client over streamable HTTP."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    samples: list[float] = []
+
+    async def run() -> None:
+        import httpx2
+
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30) as http, \
+                streamable_http_client(f"{url}/mcp/", http_client=http) as (read, write), \
+                ClientSession(read, write) as client:
+            await client.initialize()
+            for _ in range(n):
+                started = time.perf_counter()
+                result = await client.call_tool("evaluate", {"session": sid, "expression": "i * 2"})
+                samples.append(time.perf_counter() - started)
+                if result.is_error:
+                    raise SystemExit(result.content[0].text)
+
+    anyio.run(run)
+    return samples
+
+
+def crowd(url: str, sid: str, clients: int, each: int) -> str:
+    """``clients`` threads, each with its own connection, polling status and evaluating; errors counted."""
+    errors: list[str] = []
+    samples: list[float] = []
+    lock = threading.Lock()
+
+    def client() -> None:
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30) as http:
+            for k in range(each):
+                started = time.perf_counter()
+                response = (http.get(f"/sessions/{sid}") if k % 2 else
+                            http.post(f"/sessions/{sid}/evaluate", json={"expression": "i"}))
+                with lock:
+                    samples.append(time.perf_counter() - started)
+                    if response.status_code != 200:
+                        errors.append(response.text)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return f"{clients} clients x {each} calls: {len(errors)} errors, {stats(samples)}"
+
+
+if __name__ == "__main__":
+    main()

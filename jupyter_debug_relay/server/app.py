@@ -1,0 +1,308 @@
+"""The HTTP API: an ASGI app over a ``Relay``, every route made from the operations table."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route as StarletteRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .. import __version__
+from ..backends.registry import BUILTIN
+from ..errors import RelayError
+from ..operations import OPERATIONS
+from . import calls
+from .redact import mask
+from .routes import ROUTES, Route, start_options
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 1 << 20  # bytes of a request body
+KEEPALIVE = 15.0  # seconds between SSE comments on a quiet stream
+
+STATUS = {
+    "invalid_request": 400, "file_not_found": 400, "invalid_line": 400, "syntax_error": 400,
+    "invalid_condition": 400, "evaluation_failed": 400, "unauthorized": 401, "forbidden": 403,
+    "session_not_found": 404, "not_found": 404, "method_not_allowed": 405, "not_paused": 409, "not_running": 409,
+    "target_exited": 409, "too_large": 413, "unsupported": 400, "adapter_failed": 502,
+    "connection_failed": 502, "protocol_error": 502, "timeout": 504, "internal_error": 500,
+}
+BACKENDS = ("debugpy", "dap", "mycel", "ez")
+
+
+@dataclass
+class ServerConfig:
+    """How the server listens and what it lets through."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str = ""
+    redact: bool = True
+    cors_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()  # Host names accepted beside the listening address and localhost
+    max_body: int = MAX_BODY
+    mcp: bool = True
+
+    def public(self) -> dict[str, Any]:
+        """The configuration as ``GET /config`` shows it (no token)."""
+        out = asdict(self)
+        out.pop("token")
+        return out
+
+
+def error_response(exc: RelayError, status: int | None = None) -> JSONResponse:
+    body = {"code": exc.code, "message": exc.message, "hint": exc.hint, "details": exc.details}
+    headers = {"WWW-Authenticate": "Bearer"} if exc.code == "unauthorized" else None
+    return JSONResponse({"error": body}, status or STATUS.get(exc.code, 400), headers=headers)
+
+
+class Guard:
+    """Host check (DNS rebinding), bearer token (all but ``GET /health``) and a request body cap."""
+
+    def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
+        self.app, self.config = app, config
+        self._token = config.token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, self._capped(receive), send)
+
+    def _refusal(self, scope: Scope) -> Response | None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        if host not in self._hosts(scope):
+            return error_response(RelayError("forbidden", f"This server does not answer to the Host {host!r}.",
+                                             "Use the address the server printed (e.g. http://127.0.0.1:PORT)."))
+        if scope["method"] == "GET" and scope["path"] == "/health":
+            return None
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self._token):
+            return error_response(RelayError("unauthorized", "A valid bearer token is needed.",
+                                             "Send Authorization: Bearer TOKEN (the token the server was given or "
+                                             "the one in its file in the Jupyter runtime dir)."))
+        length = headers.get("content-length", "0")
+        if not length.isdigit() or int(length) > self.config.max_body:
+            return error_response(_too_large(self.config.max_body))
+        return None
+
+    def _hosts(self, scope: Scope) -> set[str]:
+        port = (scope.get("server") or (None, self.config.port))[1]
+        names = {self.config.host, "localhost", *self.config.allowed_hosts}
+        if self.config.host in ("127.0.0.1", "0.0.0.0"):
+            names.add("127.0.0.1")
+        if self.config.host in ("::1", "::"):
+            names.add("[::1]")
+        return {f"{name}:{port}" for name in names} | set(self.config.allowed_hosts)
+
+    def _capped(self, receive: Receive) -> Receive:
+        seen = 0
+        cap = self.config.max_body
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > cap:
+                raise _too_large(cap)
+            return message
+
+        return counted
+
+
+def _too_large(cap: int) -> RelayError:
+    return RelayError("too_large", f"The request body is larger than {cap} bytes (or its length is not given "
+                      "right).", "Send less: page through values instead of sending them whole.")
+
+
+class RelayApp:
+    """The endpoints over one relay; ``app`` is the ASGI application."""
+
+    def __init__(self, relay: Any, config: ServerConfig, shutdown: Callable[[], None] | None = None,
+                 mcp_app: ASGIApp | None = None) -> None:
+        self.relay, self.config, self._shutdown = relay, config, shutdown
+        self.closing = asyncio.Event()
+        routes = [StarletteRoute(r.path, self._endpoint(r), methods=[r.method], name=r.op_name) for r in ROUTES]
+        routes += [
+            StarletteRoute("/health", self.health, methods=["GET"]),
+            StarletteRoute("/info", self.info, methods=["GET"]),
+            StarletteRoute("/config", self.get_config, methods=["GET"]),
+            StarletteRoute("/shutdown", self.shutdown, methods=["POST"]),
+            StarletteRoute("/openapi.json", self.openapi, methods=["GET"]),
+            StarletteRoute("/sessions/{session}/events", self.events, methods=["GET"]),
+        ]
+        app = Starlette(routes=routes, exception_handlers={HTTPException: self._http_error, Exception: self._crash})
+        if mcp_app is not None:
+            app.mount("/mcp", mcp_app)
+        inner: ASGIApp = Guard(app, config)
+        if config.cors_origins:
+            inner = CORSMiddleware(inner, allow_origins=list(config.cors_origins), allow_methods=["*"],
+                                   allow_headers=["Authorization", "Content-Type", "Last-Event-ID"])
+        self.app = inner
+        self._openapi: dict[str, Any] | None = None
+
+    # -- operations ---------------------------------------------------------------------------
+
+    def _endpoint(self, route: Route) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                return JSONResponse(await self._answer(route, request))
+            except RelayError as exc:
+                return error_response(exc)
+        return endpoint
+
+    async def _answer(self, route: Route, request: Request) -> Any:
+        body = None if route.in_query else await _json_body(request)
+        args = route.arguments(dict(request.path_params), dict(request.query_params), body)
+        if "session" in args and not route.op.takes_session and "session" not in route.op.params.model_fields:
+            await calls.run(self.relay, "status", {"session": args.pop("session")})  # 404 for a session not there
+        redact = self.config.redact
+        if route.starts:
+            options = start_options(route.op_name, args)
+            return await calls.run_start(self.relay, route.op_name, args, options.wait, options.timeout, redact)
+        if route.waits:
+            return await calls.run_waiting(self.relay, route.op_name, args, redact)
+        return await calls.run(self.relay, route.op_name, args, redact)
+
+    # -- the server ---------------------------------------------------------------------------
+
+    async def health(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def info(self, request: Request) -> Response:
+        return JSONResponse({"name": "jupyter_debug_relay", "version": __version__, "backends": list(BACKENDS),
+                             "adapters": sorted(BUILTIN), "operations": sorted(OPERATIONS),
+                             "capabilities": ["sse", "openapi", "redaction"] + (["mcp"] if self.config.mcp else [])})
+
+    async def get_config(self, request: Request) -> Response:
+        return JSONResponse(self.config.public())
+
+    async def shutdown(self, request: Request) -> Response:
+        """End every session (reaping their targets), then stop serving."""
+        self.closing.set()
+        await asyncio.to_thread(self.relay.close)
+        if self._shutdown is not None:
+            asyncio.get_running_loop().call_later(0.05, self._shutdown)
+        return JSONResponse({"shutting_down": True})
+
+    async def openapi(self, request: Request) -> Response:
+        if self._openapi is None:
+            from .openapi import document
+
+            self._openapi = document()
+        return JSONResponse(self._openapi)
+
+    # -- events -------------------------------------------------------------------------------
+
+    async def events(self, request: Request) -> Response:
+        """Server-Sent Events of one session: live, or strictly after ``Last-Event-ID``, each event once."""
+        try:
+            status = await calls.run(self.relay, "status", {"session": request.path_params["session"]})
+        except RelayError as exc:
+            return error_response(exc)
+        session = status["session"]["id"]
+        last = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
+        try:
+            after = int(last) if last is not None else None
+        except ValueError:
+            return error_response(RelayError("invalid_request", f"Last-Event-ID must be an event's id, not {last!r}.",
+                                             details={"field": "Last-Event-ID"}))
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        unsubscribe = await asyncio.to_thread(
+            self.relay.subscribe, lambda event: loop.call_soon_threadsafe(queue.put_nowait, event), session)
+        backlog = []
+        if after is not None:
+            backlog = [e for e in await asyncio.to_thread(self.relay.events_since, after) if e.session == session]
+        return StreamingResponse(self._stream(request, queue, backlog, after, unsubscribe),
+                                 media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+    async def _stream(self, request: Request, queue: asyncio.Queue[Any], backlog: list[Any], after: int | None,
+                      unsubscribe: Callable[[], None]) -> AsyncIterator[str]:
+        sent = after if after is not None else 0
+        try:
+            yield ": stream open\n\n"
+            for event in backlog:
+                yield self._frame(event)
+                sent = event.seq
+            closing = asyncio.ensure_future(self.closing.wait())
+            getter: asyncio.Future[Any] | None = None
+            try:
+                while not self.closing.is_set():
+                    getter = asyncio.ensure_future(queue.get())
+                    done, _ = await asyncio.wait({getter, closing}, timeout=KEEPALIVE,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                    if getter not in done:
+                        getter.cancel()
+                        if not done:
+                            yield ": keepalive\n\n"
+                        continue
+                    event = getter.result()
+                    if event.event == "dropped":
+                        yield self._frame(event, with_id=False)
+                    elif event.seq > sent:
+                        yield self._frame(event)
+                        sent = event.seq
+            finally:
+                closing.cancel()
+                if getter is not None:
+                    getter.cancel()
+        finally:
+            unsubscribe()
+
+    def _frame(self, event: Any, with_id: bool = True) -> str:
+        data = event.to_dict()
+        if self.config.redact:
+            data = mask(data)
+        head = f"id: {event.seq}\n" if with_id else ""
+        return f"{head}event: {event.event}\ndata: {json.dumps(data, default=str)}\n\n"
+
+    # -- errors -------------------------------------------------------------------------------
+
+    async def _http_error(self, request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_request")
+        return error_response(RelayError(code, f"{request.method} {request.url.path}: {exc.detail}",
+                                         "See GET /openapi.json for the endpoints."), exc.status_code)
+
+    async def _crash(self, request: Request, exc: Exception) -> Response:
+        if isinstance(exc, RelayError):
+            return error_response(exc)
+        log.exception("internal error on %s %s", request.method, request.url.path)
+        return error_response(RelayError("internal_error", f"The server failed on this request: {exc!r}",
+                                         "This is a bug in jupyter_debug_relay; please report it."))
+
+
+async def _json_body(request: Request) -> Any:
+    raw = await request.body()
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise RelayError("invalid_request", f"The request body is not JSON: {exc}.",
+                         "Send a JSON object, e.g. {}.") from None
+    except RecursionError:
+        raise RelayError("invalid_request", "The request body is nested too deeply.") from None
+
+
+def create_app(relay: Any, config: ServerConfig, shutdown: Callable[[], None] | None = None,
+               mcp_app: ASGIApp | None = None) -> RelayApp:
+    """The HTTP API over ``relay``; ``shutdown`` is called after ``POST /shutdown`` closed the relay."""
+    return RelayApp(relay, config, shutdown, mcp_app)

@@ -1,0 +1,60 @@
+"""Running an operation for an agent (HTTP or MCP): no thread held while it waits, answers as JSON, secrets masked."""
+
+from __future__ import annotations
+
+import asyncio
+import linecache
+from typing import Any
+
+from ..errors import RelayError
+from ..model import as_dict
+from .redact import mask
+
+
+async def run(relay: Any, name: str, args: dict[str, Any], redact: bool = True) -> Any:
+    """The JSON result of operation ``name``; a ``RelayError`` as it came."""
+    result = await asyncio.wrap_future(relay.operations.submit(name, args))
+    out = as_dict(result)
+    if name == "output":
+        after = {"session": args.get("session"), "since": out["cursor"], "limit": 1}
+        out["has_more"] = bool((await asyncio.wrap_future(relay.operations.submit(name, after))).chunks)
+    return mask(out) if redact else out
+
+
+async def run_waiting(relay: Any, name: str, args: dict[str, Any], redact: bool = True) -> dict[str, Any]:
+    """A step, continue, pause or wait: its stop, or its end, or "still running" when the wait ran out."""
+    try:
+        out = await run(relay, name, args, redact)
+    except RelayError as exc:
+        if exc.code == "timeout" and args.get("wait", True):
+            out = {"state": "running", "stop": None}
+        elif exc.code == "target_exited":
+            out = {"state": "terminated", "stop": None, "exit_code": exc.details.get("exit_code")}
+        else:
+            raise
+    return with_line(out)
+
+
+async def run_start(relay: Any, name: str, args: dict[str, Any], wait: bool, timeout: float,
+                    redact: bool = True) -> dict[str, Any]:
+    """launch, attach or connect, then (``wait``) the first stop or the end, as a step answers."""
+    started = await run(relay, name, args, redact)
+    session = started["session"]
+    if not wait:
+        return {"session": session, "state": session["state"], "stop": None}
+    waited = await run_waiting(relay, "wait", {"session": session["id"], "timeout": timeout}, redact)
+    if waited["state"] == "terminated" and waited.get("exit_code") is None:
+        waited["exit_code"] = (await run(relay, "status", {"session": session["id"]}, redact))["session"]["exit_code"]
+    return {"session": session, **waited}
+
+
+def with_line(out: dict[str, Any]) -> dict[str, Any]:
+    """Add ``line_text``: the source line the stop is on, when its file is readable."""
+    stop = out.get("stop")
+    frame = stop.get("frame") if isinstance(stop, dict) else None
+    if frame and frame.get("path") and frame.get("line"):
+        linecache.checkcache(frame["path"])
+        text = linecache.getline(frame["path"], frame["line"]).rstrip("\n")
+        if text:
+            out["line_text"] = text
+    return out

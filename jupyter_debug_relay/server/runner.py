@@ -1,0 +1,146 @@
+"""Serving the app with uvicorn: on a socket bound first (port 0 works), in the foreground or on a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import socket
+import threading
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import uvicorn
+
+from ..errors import RelayError
+from .app import ServerConfig, create_app
+
+TOKEN_ENV = "JUPYTER_DEBUG_RELAY_TOKEN"
+
+
+def resolve_token(given: str | None) -> tuple[str, bool]:
+    """The token: ``given``, else ``$JUPYTER_DEBUG_RELAY_TOKEN``, else a random one; and whether it is random."""
+    token = given or os.environ.get(TOKEN_ENV, "")
+    if token:
+        return token, False
+    return secrets.token_urlsafe(32), True
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (0: a free port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # inherited by accepted sockets: no 40 ms delayed ACK
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise RelayError("connection_failed", f"Cannot listen on {host}:{port}: {exc.strerror}.",
+                         "Pick another port (--port 0 picks a free one).") from None
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+class RelayServer:
+    """The HTTP API (and MCP at ``/mcp``) over ``relay``, listening as ``config`` says."""
+
+    def __init__(self, relay: Any, config: ServerConfig, *, token_file: bool | None = None) -> None:
+        token, generated = resolve_token(config.token)
+        config.token = token
+        self.relay, self.config = relay, config
+        self._sock = bind(config.host, config.port)
+        config.port = self._sock.getsockname()[1]
+        mcp_app, mcp_lifespan = _mcp(relay, config) if config.mcp else (None, None)
+        self.api = create_app(relay, config, shutdown=self.request_exit, mcp_app=mcp_app)
+        self._lifespan = mcp_lifespan
+        self._server = uvicorn.Server(uvicorn.Config(
+            self._app, interface="asgi3", log_level="warning", lifespan="on", timeout_graceful_shutdown=3, ws="none",
+            proxy_headers=False, server_header=False))
+        self._thread: threading.Thread | None = None
+        self.token_file = self._write_token_file() if (generated if token_file is None else token_file) else None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.config.host}]" if ":" in self.config.host else self.config.host
+        return f"http://{host}:{self.config.port}"
+
+    async def _app(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._run_lifespan(receive, send)
+            return
+        await self.api.app(scope, receive, send)
+
+    async def _run_lifespan(self, receive: Any, send: Any) -> None:
+        async with self._lifespan() if self._lifespan else contextlib.nullcontext():
+            await receive()
+            await send({"type": "lifespan.startup.complete"})
+            await receive()
+            self.api.closing.set()
+        await send({"type": "lifespan.shutdown.complete"})
+
+    def _write_token_file(self) -> str:
+        from jupyter_core.paths import jupyter_runtime_dir
+
+        folder = jupyter_runtime_dir()
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        path = os.path.join(folder, f"jupyter-debug-relay-{os.getpid()}-{self.config.port}.json")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"url": self.url, "token": self.config.token, "pid": os.getpid()}, f)
+        return path
+
+    def request_exit(self) -> None:
+        """Stop serving soon (after the answer in flight)."""
+        self.api.closing.set()
+        self._server.should_exit = True
+
+    def run(self) -> None:
+        """Serve in this thread until ``POST /shutdown`` or a signal."""
+        try:
+            self._server.run(sockets=[self._sock])
+        finally:
+            self._cleanup()
+
+    def start(self) -> RelayServer:
+        """Serve on a daemon thread; returns once it accepts connections."""
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[self._sock])),
+                                        name="relay server", daemon=True)
+        self._thread.start()
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RelayError("adapter_failed", "The relay server did not start.")
+            self._thread.join(0.01)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving (the relay stays open: its owner closes it)."""
+        self.request_exit()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        self._sock.close()
+        if self.token_file:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.token_file)
+            self.token_file = None
+
+
+def _mcp(relay: Any, config: ServerConfig) -> tuple[Any, Callable[[], contextlib.AbstractAsyncContextManager[Any]]]:
+    """MCP over streamable HTTP at ``/mcp`` and the lifespan its session manager needs."""
+    from ..mcp_server import http_app
+
+    app, manager = http_app(relay, config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    return app, lifespan

@@ -1,0 +1,41 @@
+"""A live relay server on a free port for the HTTP and MCP tests, and the target programs they debug."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from jupyter_debug_relay import Relay
+from jupyter_debug_relay.server import RelayServer, ServerConfig
+
+TOKEN = "test-token-0123456789"
+
+
+@contextmanager
+def live_server(**config: object) -> Iterator[tuple[RelayServer, httpx.Client]]:
+    """A relay served on 127.0.0.1:0 with ``TOKEN``, and an httpx client that sends it."""
+    relay = Relay()
+    options = {"port": 0, "token": TOKEN, **config}
+    server = RelayServer(relay, ServerConfig(**options)).start()  # type: ignore[arg-type]
+    client = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
+    try:
+        yield server, client
+    finally:
+        client.close()
+        server.stop()
+        relay.close()
+
+
+def write(folder: Path, name: str, code: str) -> str:
+    path = folder / name
+    path.write_text(textwrap.dedent(code).lstrip())
+    return str(path)
+
+
+def line_of(path: str, marker: str) -> int:
+    """The 1-based line of ``path`` holding ``marker``."""
+    return next(i for i, text in enumerate(Path(path).read_text().splitlines(), 1) if marker in text)
