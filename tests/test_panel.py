@@ -136,7 +136,7 @@ def test_gutter_click_toggles_a_breakpoint_and_the_list_edits_it(relay, app, pan
     panel = DebuggerPanel(session)
     panels(panel)
     wait_until(lambda: panel.source.current_line == 1, what="the entry stop")
-    assert panel.status.text.endswith("— entry")
+    wait_until(lambda: panel.status.text.endswith("— entry"), what="the status line")  # shown after the source
     panel.source.gutter_button(5).click()
     wait_until(lambda: panel.breakpoints.lines, what="the breakpoint list")
     [bp] = relay.breakpoints.list()
