@@ -4,13 +4,8 @@ Mapping:
 
 - A Mycel debug thread (one request through a flow, id "t" + 16 hex) is a ``Thread`` with a
   small integer id given in order of appearance.
-- A paused thread has one ``Frame``: named after its stage (``transform rule 1 (name)`` inside
-  a transform rule), ``path`` ``flow:<flow name>``, ``line`` the stage's place in Mycel's
-  pipeline order (``PIPELINE_STAGES``, 1-based; 0 for a stage not in that list) and ``column``
-  the rule index + 1 inside a rule (else 1). Frame ids are new at every stop.
-- The Scopes are the keys of ``debug.variables``: input, output, enriched, steps, rule.
-- Stop reasons: breakpoint -> breakpoint, step and stepInto -> step, exception/error ->
-  exception, pause -> pause, entry -> entry; anything else -> pause, named in the description.
+- A paused thread has one ``Frame`` (see ``mycel_messages.stop_info``); frame ids are new at
+  every stop. The Scopes are the keys of ``debug.variables``: input, output, enriched, steps, rule.
 - ``stage`` breakpoints (flow, stage, rule_index, condition) are sent per flow with
   ``debug.setBreakpoints``; rule_index None means -1 (the whole stage).
 - Actions: continue -> debug.continue, next and stepOut -> debug.next (stepOut leaves a
@@ -25,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
@@ -36,7 +30,6 @@ from ..errors import RelayError
 from ..model import (
     Breakpoint,
     BreakpointResult,
-    ExceptionInfo,
     Frame,
     Scope,
     StopInfo,
@@ -50,74 +43,12 @@ from ..protocols.timeouts import MAX_TIMEOUT, MIN_TIMEOUT, clamp_timeout
 from ..transports.websocket import DEFAULT_MAX_FRAME, WebSocketTransport
 from . import mycel_messages as wire
 from .base import Backend, BackendEvents
+from .mycel_values import ValueRefs
 
-PIPELINE_STAGES = (
-    "input",
-    "sanitize",
-    "filter",
-    "accept",
-    "validate_input",
-    "enrich",
-    "step",
-    "transform",
-    "dedupe",
-    "validate_output",
-    "cache_hit",
-    "cache_miss",
-    "read",
-    "write",
-)
-INSPECTABLE = ("flows", "flow", "connectors", "types", "transforms")
-STOP_REASONS = {
-    "breakpoint": "breakpoint",
-    "step": "step",
-    "stepInto": "step",
-    "exception": "exception",
-    "error": "exception",
-    "pause": "pause",
-    "entry": "entry",
-}
-ACTIONS = {
-    "continue": "debug.continue",
-    "next": "debug.next",
-    "stepOut": "debug.next",
-    "stepIn": "debug.stepInto",
-}
-MYCEL_ERRORS = {
-    ErrorCode.SESSION_NOT_FOUND: ("not_running",
-                                  "Mycel no longer knows this debug session; reconnect (session.reconnect())."),
-    ErrorCode.THREAD_NOT_FOUND: ("invalid_request",
-                                 "That Mycel thread has ended or never existed; list threads with threads()."),
-    ErrorCode.FLOW_NOT_FOUND: ("invalid_request", "There is no such flow; list them with inspect('flows')."),
-    ErrorCode.EVAL_ERROR: ("invalid_request", "Check the CEL expression: its variables, functions and quotes."),
-}
 NOT_PAUSED = "Mycel cannot pause a thread: set a stage breakpoint and wait for the stop."
 CLIENT_NAME = "jupyter_debug_relay"
-MAX_VALUE = 4096
 TIMELINE_EVENTS = 500
 KEPT_FINISHED_THREADS = 200
-_TYPE_NAMES = (
-    (bool, "bool"),
-    (int, "int"),
-    (float, "double"),
-    (str, "string"),
-    (list, "list"),
-    (dict, "map"),
-)
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null_type"
-    return next((name for kind, name in _TYPE_NAMES if isinstance(value, kind)), type(value).__name__)
-
-
-def _child_name(parent: str, key: str | int) -> str:
-    if not parent:
-        return ""
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    return f"{parent}.{key}" if key.isidentifier() else f"{parent}[{json.dumps(key)}]"
 
 
 @dataclass
@@ -134,14 +65,8 @@ class MycelBackend(Backend):
 
     kind = "mycel"
 
-    def __init__(
-        self,
-        events: BackendEvents,
-        url: str,
-        *,
-        request_timeout: float = 30.0,
-        max_frame: int = DEFAULT_MAX_FRAME,
-    ) -> None:
+    def __init__(self, events: BackendEvents, url: str, *, request_timeout: float = 30.0,
+                 max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__(events)
         self.url = url
         self.target = url
@@ -161,7 +86,7 @@ class MycelBackend(Backend):
         self._paused: OrderedDict[int, StopInfo] = OrderedDict()
         self._actions: dict[int, str] = {}
         self._frames: dict[int, int] = {}
-        self._refs: dict[int, tuple[int, Any, str]] = {}
+        self._values = ValueRefs(self._numbers)
         self._timelines: dict[int, deque[dict[str, Any]]] = {}
         self._finished: deque[int] = deque()
         self._flow_sources: dict[str, str] | None = None
@@ -193,7 +118,7 @@ class MycelBackend(Backend):
             transport,
             peer=self.peer,
             timeout=self.request_timeout,
-            errors=MYCEL_ERRORS,
+            errors=wire.MYCEL_ERRORS,
             on_notification=self._on_notification,
             on_closed=self._on_closed,
         )
@@ -249,7 +174,7 @@ class MycelBackend(Backend):
         self._paused.clear()
         self._actions.clear()
         self._frames.clear()
-        self._refs.clear()
+        self._values.forget()
 
     async def _call(
         self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None
@@ -300,9 +225,9 @@ class MycelBackend(Backend):
 
     async def inspect(self, what: str, name: str | None = None) -> Any:
         """``inspect.<what>``: flows, flow (with ``name``), connectors, types or transforms."""
-        if what not in INSPECTABLE:
+        if what not in wire.INSPECTABLE:
             raise RelayError(
-                "invalid_request", f"Mycel has no inspect.{what}.", f"Use one of {', '.join(INSPECTABLE)}."
+                "invalid_request", f"Mycel has no inspect.{what}.", f"Use one of {', '.join(wire.INSPECTABLE)}."
             )
         if what == "flow" and not name:
             raise RelayError(
@@ -376,7 +301,7 @@ class MycelBackend(Backend):
         results: list[BreakpointResult] = []
         by_flow: dict[str, list[dict[str, Any]]] = {}
         for bp in bps:
-            problem = self._check_stage(bp)
+            problem = wire.stage_problem(bp, self.flows)
             results.append(BreakpointResult(verified=not problem, message=problem))
             if not problem:
                 spec: dict[str, Any] = {
@@ -394,17 +319,6 @@ class MycelBackend(Backend):
         self._stage_bps = list(bps)
         return results
 
-    def _check_stage(self, bp: Breakpoint) -> str:
-        if bp.kind != "stage" or not bp.flow or not bp.stage:
-            return "a Mycel breakpoint needs a flow and a stage"
-        if self.flows and bp.flow not in self.flows:
-            return f"Mycel has no flow {bp.flow!r}; its flows are {', '.join(self.flows)}"
-        if bp.stage not in PIPELINE_STAGES:
-            return f"{bp.stage!r} is not a Mycel stage; stages are {', '.join(PIPELINE_STAGES)}"
-        if bp.rule_index is not None and bp.rule_index >= 0 and bp.stage != "transform":
-            return f"a rule index applies to the transform stage only, not {bp.stage!r}"
-        return ""
-
     # -- execution --------------------------------------------------------------------------
 
     def _latest_paused(self) -> int:
@@ -421,9 +335,9 @@ class MycelBackend(Backend):
 
     async def resume(self, action: str, thread_id: int | None) -> None:
         """continue, next, stepIn or stepOut one paused thread (the last one stopped by default)."""
-        if action not in ACTIONS:
+        if action not in wire.ACTIONS:
             raise RelayError(
-                "invalid_request", f"Mycel cannot {action!r}.", f"Use one of {', '.join(ACTIONS)}."
+                "invalid_request", f"Mycel cannot {action!r}.", f"Use one of {', '.join(wire.ACTIONS)}."
             )
         tid = self._latest_paused() if thread_id is None else thread_id
         name = self._mycel_id(tid)
@@ -431,7 +345,7 @@ class MycelBackend(Backend):
             raise RelayError("not_paused", f"Mycel thread {tid} ({name}) is not paused.", NOT_PAUSED)
         self._actions[tid] = action
         try:
-            await self._call(ACTIONS[action], {"threadId": name})
+            await self._call(wire.ACTIONS[action], {"threadId": name})
         except RelayError:
             self._actions.pop(tid, None)
             raise
@@ -463,54 +377,19 @@ class MycelBackend(Backend):
         tid = self._frame_thread(frame_id)
         values: dict[str, Any] = await self._call("debug.variables", {"threadId": self._mycel_id(tid)})
         return [
-            Scope(name, self._ref(tid, value, "" if name == "rule" else name))
+            Scope(name, self._values.ref(tid, value, "" if name == "rule" else name))
             for name, value in values.items()
         ]
 
-    def _ref(self, thread_id: int, value: Any, evaluate_name: str) -> int:
-        ref = next(self._numbers)
-        self._refs[ref] = (thread_id, value, evaluate_name)
-        return ref
-
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
-        if ref not in self._refs:
-            raise RelayError(
-                "invalid_request",
-                f"Variables reference {ref} is gone: its thread resumed.",
-                "Fetch the scopes of the current stop again.",
-            )
-        tid, value, parent = self._refs[ref]
-        items: list[tuple[str | int, Any]] = []
-        if isinstance(value, dict):
-            items = list(value.items())
-        elif isinstance(value, list):
-            items = list(enumerate(value))
-        page = [
-            self._variable(tid, str(key), child, _child_name(parent, key))
-            for key, child in items[start : start + count]
-        ]
-        return VariablePage(page, start, len(items))
-
-    def _variable(self, thread_id: int, name: str, value: Any, evaluate_name: str) -> Variable:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-        expandable = isinstance(value, (dict, list)) and bool(value)
-        return Variable(
-            name=name,
-            value=text[:MAX_VALUE],
-            type=_type_name(value),
-            ref=self._ref(thread_id, value, evaluate_name) if expandable else 0,
-            named=len(value) if isinstance(value, dict) else 0,
-            indexed=len(value) if isinstance(value, list) else 0,
-            evaluate_name=evaluate_name,
-            truncated=len(text) > MAX_VALUE,
-        )
+        return self._values.page(ref, start, count)
 
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
         """A CEL expression against the paused thread's data (``debug.evaluate``)."""
         tid = self._frame_thread(frame_id)
         params = {"threadId": self._mycel_id(tid), "expression": expression}
         result: wire.Evaluated = await self._call("debug.evaluate", params)
-        variable = self._variable(tid, expression, result.get("result"), expression)
+        variable = self._values.variable(tid, expression, result.get("result"), expression)
         variable.type = str(result.get("type") or variable.type)
         return variable
 
@@ -558,31 +437,12 @@ class MycelBackend(Backend):
     def _stopped(self, tid: int, body: wire.StoppedEvent) -> None:
         self._forget_pause(tid)
         self._actions.pop(tid, None)
-        flow, stage = body.get("flowName") or "", body.get("stage") or ""
-        rule: wire.Rule = body.get("rule") or {}
-        index = rule.get("index")
-        if index is None:
-            where = f"{stage} {body.get('name') or ''}".strip()
-        else:
-            where = f"{stage} rule {index} ({rule.get('target') or ''})"
-        frame = Frame(
-            id=next(self._numbers),
-            name=where,
-            path=f"flow:{flow}",
-            line=PIPELINE_STAGES.index(stage) + 1 if stage in PIPELINE_STAGES else 0,
-            column=1 if index is None else index + 1,
-        )
-        self._frames[frame.id] = tid
-        raw_reason = body.get("reason") or ""
-        description = f"{flow} paused at {where} ({raw_reason or 'no reason given'})"
-        if rule.get("expression"):
-            description += f": {rule.get('target') or ''} = {rule['expression']}"
-        stop = StopInfo(STOP_REASONS.get(raw_reason, "pause"), tid, frame, description=description)
-        stop.stopped_threads = [tid]
+        stop = wire.stop_info(body, tid, next(self._numbers))
+        assert stop.frame is not None
+        self._frames[stop.frame.id] = tid
         if stop.reason == "breakpoint":
-            stop.breakpoint_ids = self._hit(flow, stage, index)
-        if stop.reason == "exception":
-            stop.exception = ExceptionInfo("MycelError", str(body.get("error", "")))
+            rule: wire.Rule = body.get("rule") or {}
+            stop.breakpoint_ids = self._hit(body.get("flowName") or "", body.get("stage") or "", rule.get("index"))
         self._paused[tid] = stop
         for pending in self._pulls:
             if pending.thread_id == tid and not pending.stopped.done():
@@ -606,8 +466,7 @@ class MycelBackend(Backend):
         self._paused.pop(tid, None)
         for frame in [f for f, owner in self._frames.items() if owner == tid]:
             del self._frames[frame]
-        for ref in [r for r, entry in self._refs.items() if entry[0] == tid]:
-            del self._refs[ref]
+        self._values.forget(tid)
 
     def _continued(self, tid: int) -> None:
         self._forget_pause(tid)
