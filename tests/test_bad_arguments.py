@@ -119,7 +119,7 @@ def test_a_request_whose_id_is_not_an_id_is_answered_with_a_null_id(kernel, bad_
 ])
 def test_comm_breakpoint_lines_are_not_coerced(kernel, args, field):
     front = open_frontend(kernel)
-    answer = front.request("setBreakpoint", **args)
+    answer = front.send({"type": "request", "v": 1, "id": 1, "command": "setBreakpoint", "args": args}, 1)
     assert answer["ok"] is False and answer["error"]["code"] == "invalid_request"
     assert field in answer["error"]["message"]
     assert front.request("breakpoints")["body"]["breakpoints"] == []
