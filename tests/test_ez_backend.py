@@ -304,6 +304,7 @@ def test_step_over_into_and_out_go_to_the_right_lines(ez: str) -> None:
 @both
 def test_evaluate_is_unsupported_not_a_bad_request(ez: str) -> None:
     async def body(backend: EzBackend, events: Recorder) -> None:
+        await events.next_stop()
         await run_to_stop(backend, events)
         with pytest.raises(RelayError) as info:
             await backend.evaluate("a * 2", None, "repl")
@@ -469,6 +470,7 @@ def test_a_late_answer_is_not_taken_for_the_next_question(monkeypatch: pytest.Mo
     monkeypatch.setenv("EZ_PEER_DELAY", "1.2")  # the first inspection is answered 1.2 s late
 
     async def body(backend: EzBackend, events: Recorder) -> None:
+        await events.next_stop()
         await run_to_stop(backend, events)
         with pytest.raises(RelayError) as info:
             await backend.variables(1, 0, 10)
