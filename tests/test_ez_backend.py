@@ -1,4 +1,4 @@
-"""The EZ backend against tests/peers/ez, a stand-in for `ez debugserver` that is as loose as the real one."""
+"""The EZ backend against the real `ez debugserver` where installed, and tests/peers/ez, which does as it does."""
 
 from __future__ import annotations
 
@@ -7,18 +7,19 @@ import os
 import stat
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from jupyter_debug_relay.backends.ez import EzBackend
+from jupyter_debug_relay.backends.ez import NO_LOCALS, EzBackend
 from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.model import Breakpoint, BreakpointResult, StopInfo, Thread
 from jupyter_debug_relay.protocols.linejson import Line, LineReader
+from tests.peers.ez_real import BOTH, STAND_IN
 
 HERE = Path(__file__).parent
-PEER = str(HERE / "peers" / "ez")
 PROGRAMS = HERE / "peers" / "ez_programs"
 WAIT = 10.0
 
@@ -113,7 +114,7 @@ def session(name: str, body: Body, *, breakpoints: tuple[Breakpoint, ...] = (), 
 
     async def main() -> None:
         events = Recorder()
-        backend = EzBackend(events, program(name), **{"ez": PEER, **options})
+        backend = EzBackend(events, program(name), **{"ez": STAND_IN, **options})
         try:
             if start:
                 await backend.start(list(breakpoints), "none")
@@ -163,22 +164,32 @@ async def run_to_end(backend: EzBackend, events: Recorder) -> list[int | None]:
 
 # -- a session as a user sees it ------------------------------------------------------------------
 
+both = pytest.mark.parametrize("ez", BOTH)
 
-def test_it_stops_on_entry_even_before_initialize_is_answered() -> None:
+
+@both
+def test_the_first_stop_is_always_the_entry_where_ez_holds_and_no_leftover_stop_follows(ez: str) -> None:
+    done = line_bp(1, "calls.ez", 'println("done')
+    entries: list[tuple[str, int, str]] = []
+
     async def body(backend: EzBackend, events: Recorder) -> None:
-        stop = await events.next_stop()
-        assert (stop.reason, stop.thread_id) == ("entry", 1)
-        assert stop.frame is not None
-        assert (stop.frame.path, stop.frame.line) == (program("calls.ez"), line_of("calls.ez", "temp x = 10"))
-        assert events.early_stops == 1  # the peer said `stopped` before `initialized`; start() went on
-        assert await backend.threads() == [Thread(1, "main", stopped=True)]
-        frames, total = await backend.stack(1, 0, None)  # the peer lists no frame at top level
-        assert [(f.name, f.line) for f in frames] == [("main", stop.frame.line)] and total == 1
+        entry = await events.next_stop()
+        assert entry.frame is not None
+        entries.append((entry.reason, entry.frame.line, entry.description))
+        assert events.stops == [entry]  # EZ's stops before it held were not reported
+        stop = await run_to_stop(backend, events)  # the first continue runs: no leftover step stop
+        assert stop.frame is not None and (stop.reason, stop.frame.line) == ("breakpoint", done.line)
+        assert "y is 20\n" in events.text("stdout")
 
-    session("calls.ez", body)
+    for _ in range(10):
+        session("calls.ez", body, breakpoints=(done,), ez=ez)
+    first, second = line_of("calls.ez", "temp x"), line_of("calls.ez", "temp name")
+    assert set(entries) == {("entry", second, f"entry at calls.ez:{second} (EZ ran line {first} before it "
+                                              "could be stopped)")}
 
 
-def test_breakpoints_stop_at_their_lines_with_the_relays_ids() -> None:
+@both
+def test_the_stack_starts_where_it_stopped_and_each_frame_has_its_own_variables(ez: str) -> None:
     in_add, in_loop = line_bp(7, "calls.ez", "temp total"), line_bp(8, "calls.ez", "i = i + 1")
 
     async def body(backend: EzBackend, events: Recorder) -> None:
@@ -192,55 +203,89 @@ def test_breakpoints_stop_at_their_lines_with_the_relays_ids() -> None:
         assert [(f.name, f.line) for f in frames] == [
             ("add", in_add.line),
             ("twice", line_of("calls.ez", "temp once")),
-            ("main", line_of("calls.ez", "temp y = twice")),
+            ("main", line_of("calls.ez", "= twice(")),
         ]
-        assert total == 3
+        assert total == 3 and frames[0] == replace(stop.frame, id=1)
         assert (await backend.stack(1, 1, 1)) == (frames[1:2], 3)
-        add_scope, = await backend.scopes(frames[0].id)
-        page = await backend.variables(add_scope.ref, 0, 100)
-        assert [(v.name, v.value, v.type) for v in page.items] == [("a", "10", "int"), ("b", "10", "int")]
-        main_scope, = await backend.scopes(frames[2].id)
-        page = await backend.variables(main_scope.ref, 1, 10)
-        assert [(v.name, v.value, v.type) for v in page.items] == [("name", '"Ada"', "string")]
-        assert page.total == 2
+        seen = []
+        for frame in frames:
+            scope, = await backend.scopes(frame.id)
+            seen.append([(v.name, v.value, v.type) for v in (await backend.variables(scope.ref, 0, 100)).items])
+        assert seen == [
+            [("a", "10", "INTEGER"), ("b", "10", "INTEGER")],
+            [("n", "10", "INTEGER")],
+            [("(note)", NO_LOCALS.value, "")],  # EZ keeps no variables for main: said so, not an empty list
+        ]
         stop = await run_to_stop(backend, events)
         assert stop.frame is not None
         assert (stop.reason, stop.frame.line, stop.breakpoint_ids) == ("breakpoint", in_loop.line, [8])
 
-    session("calls.ez", body, breakpoints=(in_add, in_loop))
+    session("calls.ez", body, breakpoints=(in_add, in_loop), ez=ez)
 
 
-def test_breakpoints_move_to_code_are_replaced_and_some_are_refused() -> None:
+@both
+def test_a_breakpoint_without_a_statement_moves_to_the_next_one_and_fires(ez: str) -> None:
     path = program("calls.ez")
-    once, in_loop = line_of("calls.ez", "temp once"), line_of("calls.ez", "i = i + 1")
+    call = line_of("calls.ez", "= twice(")
+    blank, comment = call - 2, call - 1
 
     async def body(backend: EzBackend, events: Recorder) -> None:
         await events.next_stop()
-        moved, outside, conditional = await backend.set_breakpoints(path, [
-            line_bp(1, "calls.ez", "do twice"),
-            Breakpoint(2, "line", path, 999),
-            line_bp(3, "calls.ez", 'println("i ="', condition="i == 2"),
+        on_blank, on_comment, on_declaration, outside, conditional = await backend.set_breakpoints(path, [
+            Breakpoint(1, "line", path, blank),
+            Breakpoint(2, "line", path, comment),
+            line_bp(3, "calls.ez", "do twice"),
+            Breakpoint(4, "line", path, 999),
+            line_bp(5, "calls.ez", 'println("i =', condition="i == 2"),
         ])
-        assert moved == BreakpointResult(True, once)
-        assert not outside.verified and "999" in outside.message
-        assert not conditional.verified and "condition" in conditional.message
-        assert await backend.set_breakpoints(path, [line_bp(4, "calls.ez", "i = i + 1")]) == [
-            BreakpointResult(True, in_loop)
-        ]
-        stop = await run_to_stop(backend, events)  # the line of breakpoint 1 is cleared: passed over
+        assert on_blank == BreakpointResult(True, call, f"Moved from line {blank}, which holds no statement, "
+                                                        f"to line {call}, the next one.")
+        assert (on_comment.verified, on_comment.line) == (True, call) and f"line {comment}" in on_comment.message
+        assert (on_declaration.verified, on_declaration.line) == (True, line_of("calls.ez", "temp once"))
+        assert (outside.verified, outside.refused) == (False, True) and "999" in outside.message
+        assert (conditional.verified, conditional.refused) == (False, True) and "condition" in conditional.message
+        stop = await run_to_stop(backend, events)
         assert stop.frame is not None
-        assert (stop.frame.line, stop.breakpoint_ids) == (in_loop, [4])
+        assert (stop.reason, stop.frame.line, stop.breakpoint_ids) == ("breakpoint", call, [1, 2])
+        assert await backend.set_breakpoints(path, [line_bp(6, "calls.ez", "i = i + 1")]) == [
+            BreakpointResult(True, line_of("calls.ez", "i = i + 1"))
+        ]
+        stop = await run_to_stop(backend, events)  # the line of breakpoint 3 is cleared: passed over
+        assert stop.frame is not None and (stop.frame.line, stop.breakpoint_ids) == (line_of("calls.ez", "i = i"), [6])
         with pytest.raises(RelayError) as info:
-            await backend.set_breakpoints("app.py", [Breakpoint(5, "line", "app.py", 1)])
+            await backend.set_breakpoints("app.py", [Breakpoint(7, "line", "app.py", 1)])
         assert info.value.code == "unsupported"
 
-    session("calls.ez", body)
+    session("calls.ez", body, ez=ez)
 
 
-def test_step_over_into_and_out_go_to_the_right_lines() -> None:
-    steps = [("next", "temp name"), ("next", "temp y = twice"), ("stepIn", "temp once"),
-             ("stepIn", "temp total"), ("next", "return total"), ("stepOut", "return once"),
-             ("stepOut", 'println("y is"')]
+@both
+def test_a_breakpoint_on_a_line_ez_ran_before_it_could_be_stopped_says_so(ez: str) -> None:
+    first = line_bp(1, "calls.ez", "temp x")
+
+    async def body(backend: EzBackend, events: Recorder) -> None:
+        result = backend.breakpoint_results[1]
+        assert (result.verified, result.line) == (True, first.line)
+        assert f"EZ ran line {first.line} before it could be stopped" in result.message
+
+    session("calls.ez", body, breakpoints=(first,), ez=ez)
+
+
+@both
+def test_function_breakpoints_are_refused_on_the_breakpoint(ez: str) -> None:
+    async def body(backend: EzBackend, events: Recorder) -> None:
+        result = backend.breakpoint_results[3]
+        assert (result.verified, result.refused) == (False, True)
+        assert "The EZ backend has no function breakpoints" in result.message
+        assert await backend.set_function_breakpoints([Breakpoint(4, "function", name="twice")]) == [result]
+
+    session("calls.ez", body, breakpoints=(Breakpoint(3, "function", name="add"),), ez=ez)
+
+
+@both
+def test_step_over_into_and_out_go_to_the_right_lines(ez: str) -> None:
+    steps = [("next", "= twice("), ("stepIn", "temp once"), ("stepIn", "temp total"),
+             ("next", "return total"), ("stepOut", "return once"), ("stepOut", 'println("y is')]
 
     async def body(backend: EzBackend, events: Recorder) -> None:
         await events.next_stop()
@@ -249,30 +294,28 @@ def test_step_over_into_and_out_go_to_the_right_lines() -> None:
             assert stop.frame is not None
             assert (action, stop.reason, stop.frame.line) == (action, "step", line_of("calls.ez", text))
         frames, _ = await backend.stack(1, 0, None)
-        assert [f.name for f in frames] == ["main"]
-        update = {"name": "x", "value": "10", "type": "int", "frameIndex": 0}
+        assert [(f.name, f.line) for f in frames] == [("main", line_of("calls.ez", 'println("y is'))]
+        update = {"name": "a", "value": "10", "type": "INTEGER", "frameIndex": 0}
         assert ("ez", "variableUpdate", update) in events.raw
 
-    session("calls.ez", body)
+    session("calls.ez", body, ez=ez)
 
 
-def test_evaluate_gives_values_and_an_error_event_becomes_an_error() -> None:
+@both
+def test_evaluate_is_unsupported_not_a_bad_request(ez: str) -> None:
     async def body(backend: EzBackend, events: Recorder) -> None:
         await events.next_stop()
         await run_to_stop(backend, events)
-        value = await backend.evaluate("a * 2 + 1", None, "repl")
-        assert (value.name, value.value, value.type) == ("a * 2 + 1", "21", "int")
-        assert (await backend.evaluate("n", 2, "repl")).value == "10"  # in the caller's frame
-        for expression, frame_id, says in (("nope + 1", None, "undefined: nope"), ("n", 1, "undefined: n")):
-            with pytest.raises(RelayError) as info:
-                await backend.evaluate(expression, frame_id, "repl")
-            assert info.value.code == "invalid_request" and says in info.value.message
-        assert (await backend.evaluate("b", None, "repl")).value == "10"
+        with pytest.raises(RelayError) as info:
+            await backend.evaluate("a * 2", None, "repl")
+        assert info.value.code == "unsupported" and "not yet implemented" in info.value.message
+        assert await backend.threads() == [Thread(1, "main", stopped=True)]  # the session goes on
 
-    session("calls.ez", body, breakpoints=(line_bp(1, "calls.ez", "temp total"),))
+    session("calls.ez", body, breakpoints=(line_bp(1, "calls.ez", "temp total"),), ez=ez)
 
 
-def test_prints_arrive_in_order_and_the_exit_code_ends_the_session() -> None:
+@both
+def test_prints_arrive_in_order_and_the_exit_code_ends_the_session(ez: str) -> None:
     async def body(backend: EzBackend, events: Recorder) -> None:
         await events.next_stop()
         assert await run_to_end(backend, events) == [3]  # the peer just exits, with no `exited`
@@ -282,56 +325,85 @@ def test_prints_arrive_in_order_and_the_exit_code_ends_the_session() -> None:
             await backend.stack(1, 0, None)
         assert info.value.code == "target_exited"
 
-    session("exit_code.ez", body)
+    session("exit_code.ez", body, ez=ez)
 
 
 def test_a_server_that_follows_the_spec_to_the_letter_works_too(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EZ_PEER_STRICT", "1")
-    third = line_bp(5, "exit_code.ez", 'println("third"')
+    third = line_bp(5, "exit_code.ez", 'println("third')
 
     async def body(backend: EzBackend, events: Recorder) -> None:
         entry = await events.next_stop()
+        assert entry.frame is not None and entry.frame.line == line_of("exit_code.ez", 'println("first')
         frames, _ = await backend.stack(1, 0, None)
         assert entry.reason == "entry" and [(f.name, f.line) for f in frames] == [("main", entry.frame.line)]
         stop = await run_to_stop(backend, events)
         assert (stop.reason, stop.breakpoint_ids) == ("breakpoint", [5])
-        with pytest.raises(RelayError):
-            await backend.evaluate("missing", None, "repl")
+        scope, = await backend.scopes(1)
+        assert [(v.name, v.value) for v in (await backend.variables(scope.ref, 0, 10)).items] == [("n", "3")]
+        assert (await backend.evaluate("n * 2", None, "repl")).value == "6"
         assert await run_to_end(backend, events) == [3]
         assert events.text("stdout") == "first\nsecond\nthird 3\n"
 
     session("exit_code.ez", body, breakpoints=(third,))
 
 
-def test_the_bug_is_found_and_its_runtime_error_reported_where_it_happened() -> None:
+@both
+def test_a_runtime_error_ends_the_session_with_its_message(ez: str) -> None:
     division = line_bp(1, "average.ez", "return total / count")
 
     async def body(backend: EzBackend, events: Recorder) -> None:
         await events.next_stop()
         stop = await run_to_stop(backend, events)
         assert stop.breakpoint_ids == [1]
-        assert (await backend.evaluate("count", None, "repl")).value == "0"
+        frames, _ = await backend.stack(1, 0, None)
+        assert [f.name for f in frames] == ["average", "main"]
+        scope, = await backend.scopes(frames[0].id)
+        assert [(v.name, v.value) for v in (await backend.variables(scope.ref, 0, 10)).items] == [
+            ("count", "0"), ("total", "0")]
         assert await run_to_end(backend, events) == [1]
         assert events.text("stdout") == "scores checked up to 90\n"
-        assert events.text("stderr") == f"EZ error: division by zero (average.ez:{division.line})\n"
-        (_, _, error), = [r for r in events.raw if r[1] == "error"]
-        assert error["location"]["line"] == division.line
+        assert "Runtime error: division by zero" in events.text("stderr")
 
-    session("average.ez", body, breakpoints=(division,))
+    session("average.ez", body, breakpoints=(division,), ez=ez)
 
 
-def test_terminate_ends_a_running_program() -> None:
+@both
+def test_a_program_that_does_not_parse_is_a_syntax_error_with_its_line(ez: str) -> None:
+    errors: list[RelayError] = []
+
+    async def body(backend: EzBackend, events: Recorder) -> None:
+        with pytest.raises(RelayError) as info:
+            await backend.start([], "none")
+        errors.append(info.value)
+
+    session("broken.ez", body, start=False, ez=ez)
+    error, = errors
+    line = line_of("broken.ez", 'println("y is')  # EZ names the line where the `)` was due
+    assert error.code == "syntax_error", error
+    assert error.details["line"] == line and f"(line {line})" in error.message and "expected )" in error.message
+
+
+@both
+@pytest.mark.parametrize("running", [False, True], ids=["paused", "running"])
+def test_terminate_ends_the_program_at_once_as_the_users_stop(ez: str, running: bool) -> None:
     async def body(backend: EzBackend, events: Recorder) -> None:
         await events.next_stop()
-        await backend.resume("continue", 1)
-        assert await backend.threads() == [Thread(1, "main", stopped=False)]
+        if running:
+            await backend.resume("continue", 1)
+            assert await backend.threads() == [Thread(1, "main", stopped=False)]
+        began = time.monotonic()
         await backend.terminate()
-        assert events.exits == [0] and events.lost == []
+        assert time.monotonic() - began < 1.5  # EZ does not exit by itself: no wait for it
+        assert events.exits == [] and events.lost == []  # no exit code (not -15): the user stopped it
         assert live_peers() == []
+        with pytest.raises(RelayError) as info:
+            await backend.stack(1, 0, None)
+        assert info.value.code == "not_running" and "stopped by the user" in info.value.message
         await backend.close()
         await backend.close()
 
-    session("forever.ez", body)
+    session("forever.ez", body, ez=ez)
 
 
 # -- what goes wrong ------------------------------------------------------------------------------
@@ -384,7 +456,8 @@ def test_malformed_lines_are_output_and_the_session_goes_on(monkeypatch: pytest.
         assert stop.breakpoint_ids == [1]
         frames, _ = await backend.stack(1, 0, None)
         assert [f.name for f in frames] == ["add", "twice", "main"]
-        assert (await backend.evaluate("a + b", None, "repl")).value == "20"
+        scope, = await backend.scopes(1)
+        assert [v.name for v in (await backend.variables(scope.ref, 0, 10)).items] == ["a", "b"]
         assert len(events.stops) == 2  # the `stopped` whose data is no object made no stop
         stdout = events.text("stdout")
         assert "this is not json\n" in stdout and "[1, 2, 3]\n" in stdout and "\ufffd" in stdout
@@ -398,19 +471,20 @@ def test_a_late_answer_is_not_taken_for_the_next_question(monkeypatch: pytest.Mo
 
     async def body(backend: EzBackend, events: Recorder) -> None:
         await events.next_stop()
-        await run_to_stop(backend, events, "next")
-        await run_to_stop(backend, events, "next")
+        await run_to_stop(backend, events)
         with pytest.raises(RelayError) as info:
-            await backend.evaluate("x", None, "repl")
+            await backend.variables(1, 0, 10)
         assert info.value.code == "timeout"
-        assert (await backend.evaluate("name", None, "repl")).value == '"Ada"'
+        assert [v.value for v in (await backend.variables(1, 0, 10)).items] == ["10", "10"]
+        frames, _ = await backend.stack(1, 0, None)
+        assert frames[0].name == "add"
 
-    session("calls.ez", body, request_timeout=1)
+    session("calls.ez", body, breakpoints=(line_bp(1, "calls.ez", "temp total"),), request_timeout=1)
 
 
 @pytest.mark.parametrize("fault, value, code, says", [
     ("EZ_PEER_HUGE", "1", "protocol_error", "more than 1048576 bytes"),  # not a hang: the line is cut short
-    ("EZ_PEER_CRASH_AFTER", "3", "adapter_failed", "signal 9"),  # initialize, start, then the stack request
+    ("EZ_PEER_CRASH_AFTER", "2", "adapter_failed", "signal 9"),  # initialize, then the stack request
 ])
 def test_a_peer_that_breaks_mid_session_is_lost(
     monkeypatch: pytest.MonkeyPatch, fault: str, value: str, code: str, says: str

@@ -50,12 +50,13 @@ def test_a_mycel_pipeline_through_the_magics(kernel, peer):
 
 
 def test_an_ez_program_through_the_magics(kernel):
-    assert kernel.magic(f"%bp {CALLS}:3").text.startswith("breakpoint 1 at ")
+    in_add = line_of(CALLS, "temp total")
+    assert kernel.magic(f"%bp {CALLS}:{in_add}").text.startswith("breakpoint 1 at ")
     entry = kernel.magic(f"%dbg connect ez {CALLS} --ez {EZ} --name ez").text
     assert entry.startswith("ez: paused at ") and "— entry [thread" in entry, entry
     stop = kernel.magic("%dbg continue").text
-    assert stop.startswith("paused at ") and "calls.ez:3 — breakpoint 1" in stop, stop
-    assert kernel.magic("%dbg eval a + b").text == "20"
+    assert stop.startswith("paused at ") and f"calls.ez:{in_add} in add() — breakpoint 1" in stop, stop
+    assert kernel.magic("%dbg eval a + b").text.startswith("error unsupported: ")
     assert "a = 10" in kernel.magic("%dbg vars").text
     kernel.magic("%bp clear")
     assert kernel.magic("%dbg continue").text == "exited with code 0"

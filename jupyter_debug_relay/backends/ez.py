@@ -3,11 +3,15 @@
 EZ commands carry no ids and are answered by events, in order; so each command
 sent waits in a queue for the first event of its answer's name (or an ``error``)
 and a command that timed out keeps its place, so that its late answer is dropped
-rather than taken for the next one. Real servers are loose and this copes:
-stops before ``initialize`` is answered, every breakpoint answered with id 1
-(stops are matched to the relay's breakpoints by line), failed evaluations
-answered by an ``error`` naming no command, no stack frames at top level, the
-program's prints as raw lines among the JSON, and an exit with no ``exited``.
+rather than taken for the next one. The real `ez debugserver` (SchoolyB/EZ) is
+looser than its protocol document, and this copes (docs/backends.md lists each):
+it runs at once and holds at its second statement (that hold is the entry stop;
+``start`` would step on), names every breakpoint 1 (stops are matched by line),
+takes any line (we move a breakpoint to the next statement ourselves), lists call
+sites only (we put the stopped place first), keeps no variables for ``main``,
+cannot evaluate, prints raw lines among the JSON, exits with no ``exited``, says
+"Parse errors in file" with no line (``ez check`` names it), and does not end
+after ``terminate`` (we end it).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -42,9 +47,56 @@ CAPABILITIES = {
     "supportsTerminateRequest": True,
 }
 
+ENTRY_GRACE = 1.0  # how long a peer may take to show it runs loose (the real EZ does within milliseconds)
+NOT_PARSED = ("Parse errors in file", "Type check errors in file")  # all the real EZ says of a bad program
+NOT_IMPLEMENTED = "not yet implemented"
+CALL_SITE_NAMES = ("", "<function>")  # what the real EZ names every frame
+DECLARATION = re.compile(r"\s*do\s+([A-Za-z_]\w*)\s*\(")
+NOT_STATEMENTS = ("}", "import ", "using ", "do ", "//")
+STRINGS = re.compile(r'"(?:\\.|[^"\\])*"')
+CHECK_ERROR = re.compile(r"error(?:\[\w+\])?: (?P<message>.+)\n\s*--> (?P<path>.+?):(?P<line>\d+):(?P<column>\d+)")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+NO_LOCALS = Variable(
+    name="(note)", type="",
+    value="EZ's debugserver keeps no variables for main or top-level code; step into a function to see its own.",
+)
+
 
 def _message(data: dict[str, Any]) -> str:
     return data.get("message") or "unknown error"
+
+
+class ProgramText:
+    """What the relay reads from an EZ program's text: the lines that hold statements, and the functions' lines."""
+
+    def __init__(self, source: str) -> None:
+        self.statements: list[int] = []
+        self.functions: list[tuple[str, int, int]] = []  # name, first line, last line
+        open_functions: list[tuple[str, int, int]] = []  # name, first line, depth it opened at
+        depth, in_comment = 0, False
+        for number, raw in enumerate(source.splitlines(), 1):
+            text = raw.strip()
+            if in_comment or text.startswith("/*"):
+                in_comment = "*/" not in text
+                continue
+            if text and not text.startswith(NOT_STATEMENTS):
+                self.statements.append(number)
+            if (match := DECLARATION.match(raw)) is not None:
+                open_functions.append((match[1], number, depth))
+            code = STRINGS.sub('""', text).split("//")[0]
+            depth += code.count("{") - code.count("}")
+            while open_functions and depth <= open_functions[-1][2]:
+                name, first, _ = open_functions.pop()
+                self.functions.append((name, first, number))
+
+    def function_at(self, line: int) -> str:
+        """The name of the innermost function whose text holds ``line``."""
+        holding = [(first, name) for name, first, last in self.functions if first <= line <= last]
+        return max(holding)[1] if holding else "(top level)"
+
+    def statement_from(self, line: int) -> int | None:
+        """``line`` if it holds a statement, else the next line that does (None: none follows)."""
+        return next((n for n in self.statements if n >= line), None)
 
 
 class EzBackend(Backend):
@@ -80,6 +132,12 @@ class EzBackend(Backend):
         self._exit_code: int | None = None
         self._last_words = ""  # the peer's last error message or stderr line, to explain an end
         self._stop_frame: Frame | None = None
+        self._holding_back = True  # until start() knows how the peer runs, stops are kept, not reported
+        self._early: list[wire.Stopped] = []  # the stops kept
+        self._early_seen = asyncio.Event()
+        self._passed: set[tuple[str, int]] = set()  # lines the program ran before it could be stopped
+        self._texts: dict[str, ProgramText | None] = {}
+        self._envless: int | None = None  # the frame EZ keeps no variables for, once the stack is known
         self._set_lines: dict[str, dict[int, int]] = {}  # path -> requested line -> line the peer set
         self._hits: dict[str, dict[int, list[int]]] = {}  # path -> line the peer set -> the relay's ids
 
@@ -103,14 +161,66 @@ class EzBackend(Backend):
         self._stdout_task = self.spawn(self._read_stdout())
         try:
             await self._query("initialize", {"file": program, "workingDir": self.workdir}, "initialized")
+            loose = await self._runs_loose()
+            if not loose:
+                self._holding_back = False  # it waits for `start`: its entry stop is reported as it comes
             await self.apply_breakpoints(breakpoints, exceptions)
-            await self._query("start", {}, "started")
+            if not loose:
+                await self._query("start", {}, "started")
             self._started = True
             if self._ended is not None:
                 raise self._ended
-        except BaseException:
+        except BaseException as exc:
             await self.close()
+            if isinstance(exc, RelayError) and exc.code == "target_exited" and self._last_words in NOT_PARSED:
+                raise await self._syntax_error(program) from None
             raise
+        if loose:
+            self._holding_back = False
+            self._report_stop(self._early[-1], entry=True)
+
+    async def _runs_loose(self) -> bool:
+        """Whether the peer runs before `start` (as the real EZ does); if so, wait until it holds.
+
+        The real EZ's first stop passes by itself and it holds at the next statement: that hold is
+        the entry. The lines of the stops that passed are remembered, for breakpoints set on them.
+        """
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._early_seen.wait(), ENTRY_GRACE)
+        if not self._early:
+            return False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.request_timeout
+        while len(self._early) < 2 and self._ended is None:
+            self._early_seen.clear()
+            await self._within(self._early_seen.wait(), "the first stop", max(deadline - loop.time(), 0.01))
+        if self._ended is not None:
+            raise self._ended
+        for data in self._early[:-1]:
+            frame = self._location_frame(data.get("location"))
+            if frame is not None and frame.path is not None:
+                self._passed.add((frame.path, frame.line))
+        return True
+
+    async def _syntax_error(self, program: str) -> RelayError:
+        """The error of a program EZ would not run: `ez check` names its line, which the debugserver does not."""
+        checker = await process.spawn([self.ez, "check", program], cwd=self.cwd, what="ez check")
+        try:
+            out, err = await asyncio.wait_for(checker.communicate(), self.request_timeout)
+        except asyncio.TimeoutError:
+            out = err = b""
+        finally:
+            await process.reap(checker)
+        text = ANSI.sub("", (out + err).decode(errors="replace"))
+        match = CHECK_ERROR.search(text)
+        if match is None:
+            return RelayError("syntax_error", f"EZ cannot run {os.path.basename(program)}: {self._last_words}.",
+                              f"Run `ez check {program}` to see where.", {"path": program})
+        line = int(match["line"])
+        return RelayError(
+            "syntax_error", f"EZ cannot run {os.path.basename(program)}: {match['message']} (line {line}).",
+            details={"path": program, "line": line, "column": int(match["column"])},
+        )
 
     # -- the wire -----------------------------------------------------------------------------
 
@@ -218,18 +328,33 @@ class EzBackend(Backend):
         return Frame(id=index + 1, name=name, path=self._abs(file) if file else None,
                      line=0 if line is None else line, column=1 if column is None else column)
 
+    def _location_frame(self, location: wire.Location | None) -> Frame | None:
+        if location is None:
+            return None
+        frame = self._frame(0, "", location)
+        return replace(frame, name=self._function_at(frame))
+
     def _event_stopped(self, data: wire.Stopped) -> None:
+        if self._holding_back:
+            self._early.append(data)
+            self._early_seen.set()
+            return
+        self._report_stop(data)
+
+    def _report_stop(self, data: wire.Stopped, entry: bool = False) -> None:
         self._paused = True
-        location = data.get("location")
-        frame = self._frame(0, "", location) if location is not None else None
-        self._stop_frame = frame
-        reason = data.get("reason") or "pause"
+        frame = self._location_frame(data.get("location"))
+        self._stop_frame, self._envless = frame, None
+        reason = "entry" if entry else data.get("reason") or "pause"
         ids: list[int] = []
         where = ""
         if frame is not None and frame.path is not None:
             where = f" at {os.path.basename(frame.path)}:{frame.line}"
             if reason == "breakpoint":  # EZ says id 1 for every breakpoint: go by the line
                 ids = list(self._hits.get(frame.path, {}).get(frame.line, []))
+        if entry and self._passed:
+            ran = ", ".join(str(line) for _, line in sorted(self._passed))
+            where += f" (EZ ran line {ran} before it could be stopped)"
         self.events.on_stopped(StopInfo(
             reason=reason if reason in STOP_REASONS else "pause",
             thread_id=THREAD_ID,
@@ -285,15 +410,15 @@ class EzBackend(Backend):
     violated = _lose
 
     async def terminate(self) -> None:
+        """Ask EZ to terminate, then end it: it answers but neither exits nor runs on. The user stopped it."""
         if self._proc is None:
             return
         self._stopping = True
         if self._ended is None:
             with contextlib.suppress(RelayError):
                 await self._query("terminate", {}, "terminated", timeout=min(self.request_timeout, 5.0))
-                await self._within(self._proc.wait(), "terminate", 2.0)  # it exits by itself once it answered
+            self._finish(RelayError("not_running", "The EZ session was stopped by the user."), None)
         await self._shutdown()
-        self._end(self._proc.returncode)
 
     async def close(self) -> None:
         self._finish(RelayError("not_running", "The EZ session is closed."), None)
@@ -339,34 +464,74 @@ class EzBackend(Backend):
         extras = [what for what, value in asked if value]
         if extras:
             return BreakpointResult(False, requested, f"EZ breakpoints cannot have {' or '.join(extras)}; "
-                                                      "remove it to stop on every pass.")
+                                                      "remove it to stop on every pass.", refused=True)
+        text = self._text(path)
+        target = requested if text is None else text.statement_from(requested)
+        if target is None:
+            return BreakpointResult(False, requested, f"Line {requested} of {os.path.basename(path)} holds no "
+                                                      "statement and none follows it.", refused=True)
         line = lines.get(requested) or old.get(requested)
         if line is None:
-            params = {"file": path, "line": requested}
+            params = {"file": path, "line": target}
             name, data = await self._request("setBreakpoint", params, "breakpointSet")
             if name == "error":
                 return BreakpointResult(False, requested, _message(data))
             line = data.get("line")
-            line = requested if line is None else line
+            line = target if line is None else line
         lines[requested] = line
-        return BreakpointResult(True, line)
+        notes = []
+        if line != requested:  # EZ takes any line, and one without a statement never fires: we moved it
+            notes.append(f"moved from line {requested}, which holds no statement, to line {line}, the next one")
+        if (path, line) in self._passed:
+            notes.append(f"EZ ran line {line} before it could be stopped, so this fires only if it runs again")
+        message = "; ".join(notes)
+        return BreakpointResult(True, line, message[:1].upper() + message[1:] + ("." if notes else ""))
+
+    async def set_function_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:
+        message = ("The EZ backend has no function breakpoints; set a line breakpoint on the function's "
+                   "first statement instead.")
+        return [BreakpointResult(False, None, message, refused=True) for _ in bps]
+
+    def _text(self, path: str) -> ProgramText | None:
+        """The program text at ``path`` (read once), or None when it cannot be read."""
+        if path not in self._texts:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    self._texts[path] = ProgramText(f.read())
+            except OSError:
+                self._texts[path] = None
+        return self._texts[path]
+
+    def _function_at(self, frame: Frame) -> str:
+        text = self._text(frame.path) if frame.path else None
+        return text.function_at(frame.line) if text is not None else "?"
 
     # -- execution and inspection -------------------------------------------------------------
 
     async def resume(self, action: str, thread_id: int | None) -> None:
         command = RESUME_COMMANDS[action]
-        self._paused = False
+        self._paused, self._envless = False, None
         await self._within(self._send(command, {}), command)
 
     async def threads(self) -> list[Thread]:
         return [Thread(THREAD_ID, "main", stopped=self._paused)]
 
     async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
+        """Frame 0 where the program stopped; then each caller at its call site. Frame ids are EZ's indexes + 1.
+
+        The real EZ lists call sites only (innermost first, none for ``main``): the stopped place goes
+        first, and the outermost frame (``main``'s) has no variables in EZ.
+        """
         data = await self._query("getStackTrace", {}, "stackTrace")
-        frames = [self._frame(index, item.get("function") or "?", item)
+        frames = [self._frame(index, item.get("function") or "", item)
                   for index, item in enumerate(data.get("frames") or [])]
-        if not frames and self._stop_frame is not None:
-            frames = [replace(self._stop_frame, name="main")]  # EZ lists no frame at top level
+        stop = self._stop_frame
+        self._envless = None
+        if stop is not None and (not frames or (frames[0].path, frames[0].line) != (stop.path, stop.line)):
+            frames = [stop, *frames]
+            self._envless = len(frames) - 1
+        frames = [replace(frame, id=index + 1, name=self._function_at(frame) if frame.name in CALL_SITE_NAMES
+                          else frame.name) for index, frame in enumerate(frames)]
         return frames[start:start + levels if levels else None], len(frames)
 
     @staticmethod
@@ -387,13 +552,25 @@ class EzBackend(Backend):
         return Variable(name=name, value=value or "", type=type_ or "", evaluate_name=name)
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
-        data = await self._query("getVariables", {"frameIndex": self._index(ref)}, "variables")
-        items = [self._variable(v["name"], v.get("value"), v.get("type")) for v in data.get("variables") or []]
+        """A frame's own variables, by name (EZ adds the program's functions: they are left out)."""
+        index = self._index(ref)
+        data = await self._query("getVariables", {"frameIndex": index}, "variables")
+        items = sorted((self._variable(v["name"], v.get("value"), v.get("type")) for v in data.get("variables") or []
+                        if v.get("type") != "FUNCTION"), key=lambda v: v.name)
+        if not items:
+            if self._envless is None and self._paused:
+                await self.stack(THREAD_ID, 0, None)  # to learn which frame EZ keeps no variables for
+            if index == self._envless:
+                items = [NO_LOCALS]
         return VariablePage(items[start:start + count], start, len(items))
 
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
         params = {"expression": expression, "frameIndex": self._index(frame_id)}
         name, data = await self._request("evaluate", params, "evaluateResult")
+        if name == "error" and NOT_IMPLEMENTED in _message(data):
+            raise RelayError("unsupported", f"The EZ debugserver cannot evaluate expressions: {_message(data)}.",
+                             "Read the values in the variables of each frame, or print them from the program.",
+                             {"expression": expression})
         if name == "error":
             raise RelayError("invalid_request", f"EZ cannot evaluate {expression!r}: {_message(data)}.",
                              "Check the expression against the variables of the paused frame.",
