@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import os
@@ -22,7 +23,14 @@ LAUNCHER_DIR = os.path.realpath(os.path.dirname(debugpy.launcher.__file__))  # w
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the boots' settings; they remove it before the program runs
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
 NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
-SLICEABLE = {"list", "tuple", "range", "deque", "ndarray", "Series", "DataFrame"}
+CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), key, or position in iteration order
+    **dict.fromkeys(("list", "tuple", "range", "deque", "ndarray", "memmap", "UserList"), "index"),
+    **dict.fromkeys(("Series", "DataFrame"), "rows"),
+    **dict.fromkeys(("dict", "defaultdict", "OrderedDict", "Counter", "UserDict", "ChainMap", "mappingproxy"),
+                    "mapping"),
+    **dict.fromkeys(("set", "frozenset", "KeysView", "dict_keys", "dict_values"), "order"),
+}
+NATIVE_LISTING = {"list", "tuple", "range", "deque", "dict", "defaultdict", "OrderedDict", "Counter"}  # debugpy's own
 GROUPS = ("special variables", "function variables", "class variables", "protected variables", "len()")
 
 
@@ -181,34 +189,50 @@ class DebugpyBackend(DapBackend):
             python_source.check_condition(bp.condition)
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
-        """Children of a container, paged on the target side when debugpy alone would cut the list short."""
+        """Children of a container, paged on the target side: by index, by row, by key or by iteration position."""
         frame_id, parent = self.ref_origin.get(ref, (None, None))
         expr = parent.evaluate_name if parent is not None else ""
-        if not expr or parent is None or parent.type not in SLICEABLE | {"dict"}:
+        kind = CONTAINERS.get(parent.type) if parent is not None else None
+        if not expr or kind is None:
             return await super().variables(ref, start, count)
         total = int((await self.evaluate(f"len({expr})", frame_id, "watch")).value)
-        if total <= NATIVE_CHILDREN and start == 0 and count >= total + len(GROUPS):
+        whole = start == 0 and count >= total + len(GROUPS)
+        if whole and total <= NATIVE_CHILDREN and parent.type in NATIVE_LISTING:
             return await super().variables(ref, start, count)  # all of it, with debugpy's groups
         items: list[Variable] = []
         for first in range(start, min(start + count, total), NATIVE_CHILDREN):
-            size = min(NATIVE_CHILDREN, start + count - first)
-            items += await self._window(expr, parent.type, frame_id, first, size)
+            size = min(NATIVE_CHILDREN, start + count - first, total - first)
+            items += await self._window(expr, kind, frame_id, first, size)
         return VariablePage(items=items, start=start, total=total)
 
     async def _window(self, expr: str, kind: str, frame_id: int | None, start: int, count: int) -> list[Variable]:
-        """Children ``start`` to ``start + count`` of ``expr``, through a slice small enough for debugpy to list."""
-        if kind == "dict":
-            window = f"dict(__import__('itertools').islice(({expr}).items(), {start}, {start + count}))"
-        else:
-            window = f"({expr})[{start}:{start + count}]"
+        """Children ``start`` to ``start + count`` of ``expr``, gathered in a list or dict small enough for debugpy."""
+        stop = start + count
+        positions = f"range({start}, {stop})"
+        window = {
+            "mapping": f"dict(__import__('itertools').islice(({expr}).items(), {start}, {stop}))",
+            "index": f"list(map(({expr}).__getitem__, {positions}))",
+            "rows": f"list(map(({expr}).iloc.__getitem__, {positions}))",
+            "order": f"list(__import__('itertools').islice({expr}, {start}, {stop}))",
+        }[kind]
         holder = await self.evaluate(window, frame_id, "watch")
         page = await super().variables(holder.ref, 0, count + len(GROUPS))
         items = [v for v in page.items if v.name not in GROUPS][:count]
-        for offset, var in enumerate(items):
-            if kind == "dict":
+        if kind == "mapping":
+            for var in items:
                 var.evaluate_name = var.evaluate_name.replace(f"({window})", expr, 1).replace(window, expr, 1)
-            else:
-                var.name, var.evaluate_name = str(start + offset), f"{expr}[{start + offset}]"
+            return items
+        labels = [str(n) for n in range(start, stop)]
+        if kind == "rows":
+            shown = await self.evaluate(f"list(map(str, ({expr}).index[{start}:{stop}]))", frame_id, "clipboard")
+            labels = ast.literal_eval(shown.value)
+        for offset, (var, label) in enumerate(zip(items, labels, strict=False)):
+            at = start + offset
+            var.name, var.evaluate_name = {
+                "index": (label, f"{expr}[{at}]"),
+                "rows": (label, f"{expr}.iloc[{at}]"),
+                "order": (f"#{at}", f"next(__import__('itertools').islice({expr}, {at}, None))"),
+            }[kind]
         return items
 
     def _event_output(self, body: dict[str, Any]) -> None:
