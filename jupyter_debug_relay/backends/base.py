@@ -57,6 +57,9 @@ class BackendEvents(Protocol):
     def on_child(self, factory: Callable[[BackendEvents], Backend], name: str) -> None:
         """The target started a child process; ``factory(events)`` makes the backend of its own session."""
 
+    def on_subprocess(self, pid: int | None, debugged: bool) -> None:
+        """The target started a child process; ``debugged`` when it gets a session of its own."""
+
     def on_lost(self, error: Exception) -> None:
         """The connection to the peer broke or the adapter died."""
 
