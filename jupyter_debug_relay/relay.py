@@ -243,6 +243,10 @@ class Breakpoints:
     def exceptions(self, mode: str) -> str:
         return self._op("set_exceptions", mode=mode)["exceptions"]
 
+    def condition_errors(self, stop: bool = True) -> bool:
+        """Whether a breakpoint whose condition fails (a NameError, a TypeError) stops there; default: it does."""
+        return self._op("condition_errors", stop=stop)["stop"]
+
     def list(self) -> list[Breakpoint]:
         return self._relay._run(lambda: self._store().list())
 

@@ -68,6 +68,7 @@ class Backend(abc.ABC):
     """One debug peer behind the neutral model. Unimplemented verbs raise ``Unsupported``."""
 
     kind: str = "backend"  # debugpy | dap | mycel | ez
+    stop_on_condition_error: bool = True  # whether a breakpoint whose condition fails stops (where it can say)
 
     def __init__(self, events: BackendEvents) -> None:
         self.events = events
@@ -118,6 +119,10 @@ class Backend(abc.ABC):
             await self.set_exception_breakpoints(exceptions)
         except Unsupported:
             pass
+
+    async def apply_condition_errors(self) -> None:
+        """Tell the peer whether a failing condition stops (``stop_on_condition_error``), where it has a say."""
+        return None  # most peers judge conditions their own way
 
     def unsupported(self, feature: str) -> Unsupported:
         return Unsupported(self.kind, feature)

@@ -70,6 +70,7 @@ class DapBackend(DapFeatures, Backend):
         self._bp_ids: dict[int, int] = {}  # the adapter's breakpoint id -> the relay's
         self._line_bps: dict[str, dict[int, int]] = {}  # path -> line -> the relay's breakpoint id
         self._stopping: dict[int, str | None] = {}  # the relay's line breakpoints that stop -> their condition
+        self._conditions: dict[int, str] = {}  # the relay's breakpoint id -> its condition
         self._pending_hits: list[int] = []  # threads that reached a breakpoint with the stopped one, reported next
         self._function_bps: dict[str, int] = {}  # function name -> the relay's breakpoint id
         self._child_counts: dict[int, tuple[int, int]] = {}  # variables ref -> (named, indexed)

@@ -13,7 +13,7 @@ import debugpy.launcher
 
 from .. import python_source
 from ..errors import RelayError
-from ..model import Breakpoint, Variable, VariablePage
+from ..model import Breakpoint, BreakpointResult, Variable, VariablePage
 from .base import BackendEvents
 from .dap import DapBackend
 
@@ -31,6 +31,7 @@ CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), k
     **dict.fromkeys(("set", "frozenset", "KeysView", "dict_keys", "dict_values"), "order"),
 }
 NATIVE_LISTING = {"list", "tuple", "range", "deque", "dict", "defaultdict", "OrderedDict", "Counter"}  # debugpy's own
+CONDITION_FAILED = "pydevd: Error while evaluating expression in conditional breakpoint: "
 GROUPS = ("special variables", "function variables", "class variables", "protected variables", "len()")
 
 
@@ -120,6 +121,7 @@ class DebugpyBackend(DapBackend):
         self.module = module
         self.python = python
         self.attach_pid: int | None = None
+        self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
         common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
@@ -235,7 +237,32 @@ class DebugpyBackend(DapBackend):
             }[kind]
         return items
 
+    async def apply_breakpoints(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
+        await self.apply_condition_errors()
+        await super().apply_breakpoints(breakpoints, exceptions)
+
+    async def apply_condition_errors(self) -> None:
+        """pydevd prints every failure of a condition (we report the first) and stops on it or not, as asked."""
+        await self.request("setDebuggerProperty", {
+            "skipSuspendOnBreakpointException": [] if self.stop_on_condition_error else ["BaseException"],
+            "skipPrintBreakpointException": []})
+
+    def _condition_failed(self, text: str) -> None:
+        """Report a condition's first failure on its breakpoints (message and event); later ones say nothing."""
+        condition, _, trace = text[len(CONDITION_FAILED):].partition("\n")
+        error = [line for line in trace.splitlines() if line.strip()][-1:] or ["it raised an exception"]
+        then = "the breakpoint stops there" if self.stop_on_condition_error else "the target runs on"
+        for bp_id, theirs in self._conditions.items():
+            if theirs.strip() == condition.strip() and bp_id not in self._failed_conditions:
+                self._failed_conditions.add(bp_id)
+                message = f"the condition {condition.strip()!r} failed: {error[0].strip()}; {then}"
+                self.events.on_breakpoint(bp_id, BreakpointResult(verified=True, message=message))
+                self.events.on_output("console", f"Breakpoint {bp_id}: {message}.\n")
+
     def _event_output(self, body: dict[str, Any]) -> None:
+        if body.get("output", "").startswith(CONDITION_FAILED):
+            self._condition_failed(body["output"])
+            return
         if self.request_kind == "launch" and body.get("category") in ("stdout", "stderr"):
             body = {**body, "category": "console"}  # the program writes to our pipes: this is a logpoint's text
         super()._event_output(body)

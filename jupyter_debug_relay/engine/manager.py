@@ -147,6 +147,11 @@ class SessionManager:
                 session.on_breakpoint(bp.id, result)
         self.bus.publish("", "breakpoint", {"breakpoint": as_dict(changed)})
 
+    async def sync_condition_errors(self) -> None:
+        for session in self.live():
+            session.backend.stop_on_condition_error = self.breakpoints.stop_on_condition_error
+            await session.backend.apply_condition_errors()
+
     async def sync_exceptions(self) -> None:
         for session in self.live():
             try:

@@ -101,6 +101,7 @@ class Session(BackendEvents):
         self._set_state("launching")
         store = self.manager.breakpoints
         store.appeared()  # a pending file that exists by now is sent with the rest
+        self.backend.stop_on_condition_error = store.stop_on_condition_error
         try:
             await self.backend.start([bp for bp in store.list() if store.sendable(bp)], store.exceptions)
         except BaseException as exc:

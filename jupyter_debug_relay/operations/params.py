@@ -190,3 +190,12 @@ class ExceptionsParams(Params):
 
 class NoParams(Params):
     """No parameters."""
+
+
+# -- issue 16 ------------------------------------------------------------------------------------------
+
+
+class ConditionErrorsParams(Params):
+    """Whether a breakpoint whose condition fails to evaluate stops (as VS Code does) or lets the target run."""
+
+    stop: StrictBool = True

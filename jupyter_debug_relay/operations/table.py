@@ -326,3 +326,18 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     Operation("set_exceptions", P.ExceptionsParams, _set_exceptions, "Stop on raised, uncaught or no exceptions.",
               ("exceptions",), ("invalid_request",)),
 )}
+
+
+# -- issue 16 ------------------------------------------------------------------------------------------
+
+
+async def _condition_errors(ctx: Context, p: P.ConditionErrorsParams) -> dict[str, Any]:
+    ctx.manager.breakpoints.stop_on_condition_error = p.stop
+    await ctx.manager.sync_condition_errors()
+    return {"stop": p.stop}
+
+
+OPERATIONS.update({op.name: op for op in (
+    Operation("condition_errors", P.ConditionErrorsParams, _condition_errors,
+              "Whether a breakpoint whose condition fails stops there.", ("stop",)),
+)})
