@@ -165,6 +165,11 @@ class DebugpyBackend(DapBackend):
                 self.target += " " + " ".join(args)
 
     async def start(self, breakpoints, exceptions) -> None:  # type: ignore[override]
+        cwd = self.options["cwd"]
+        if cwd and self.request_kind == "launch" and not os.path.isdir(cwd):
+            raise RelayError("file_not_found", f"The working directory {cwd!r} does not exist (cwd).",
+                             "Give an existing directory as cwd, or leave it out to run in the kernel's.",
+                             {"path": cwd, "parameter": "cwd"})
         if self.program is not None:
             if not os.path.isfile(self.program):
                 raise RelayError("file_not_found", f"No such script: {self.program}", details={"path": self.program})
