@@ -318,7 +318,11 @@ class SessionHandle:
         return self._session.stop
 
     def info(self) -> SessionInfo:
-        return self._relay._run(self._session.info)
+        """A snapshot of the session; asking for it counts as activity (the idle timeout starts again)."""
+        def polled() -> SessionInfo:
+            self._session.touch()
+            return self._session.info()
+        return self._relay._run(polled)
 
     def _op(self, operation: str, /, **args: Any) -> Any:
         """Run ``operation`` on this session through the relay's dispatcher."""
