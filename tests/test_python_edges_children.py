@@ -35,9 +35,10 @@ def test_forked_children_with_a_breakpoint_run_free_and_are_announced(relay, wri
     session = relay.launch(app)
     stop = session.wait_for_stop(30)
     assert stop.frame.line == line_of(app, "# in the parent")
-    text = session.output().text
-    assert "forked child exited with 7" in text and "pool [2, 4]" in text
-    assert "runs without the debugger" in text
+    chunks = session.output().chunks
+    printed = "".join(c.text for c in chunks if c.category == "stdout")
+    assert "forked child exited with 7" in printed and "pool [2, 4]" in printed
+    assert "runs without the debugger" in "".join(c.text for c in chunks if c.category == "console")
     assert len(announced) >= 2 and all(a["debugged"] is False and a["pid"] > 0 for a in announced)
     with pytest.raises(RelayError) as ended:
         session.continue_(timeout=10)
