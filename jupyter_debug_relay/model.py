@@ -64,6 +64,7 @@ class StopInfo:
     exception: ExceptionInfo | None = None
     description: str = ""
     stopped_threads: list[int] = field(default_factory=list)
+    also_hit: list[int] = field(default_factory=list)  # threads at a breakpoint too: each continue reports the next
 
 
 @dataclass

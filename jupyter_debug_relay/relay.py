@@ -114,6 +114,10 @@ class Relay:
     def _started(self, result: dict[str, Any]) -> SessionHandle:
         return handle_for(self, self._manager.sessions[result["session"].id])
 
+    def create(self, name: str | None = None, timeout_minutes: float | None = None) -> SessionHandle:
+        """An empty session to launch, attach or connect in later (``launch(..., session=...)`` in the HTTP API)."""
+        return self._started(self.operations.call("create", {"name": name, "timeout_minutes": timeout_minutes}))
+
     def launch(
         self,
         program: str | None = None,
@@ -243,6 +247,10 @@ class Breakpoints:
     def exceptions(self, mode: str) -> str:
         return self._op("set_exceptions", mode=mode)["exceptions"]
 
+    def condition_errors(self, stop: bool = True) -> bool:
+        """Whether a breakpoint whose condition fails (a NameError, a TypeError) stops there; default: it does."""
+        return self._op("condition_errors", stop=stop)["stop_on_error"]
+
     def list(self) -> list[Breakpoint]:
         return self._relay._run(lambda: self._store().list())
 
@@ -314,7 +322,11 @@ class SessionHandle:
         return self._session.stop
 
     def info(self) -> SessionInfo:
-        return self._relay._run(self._session.info)
+        """A snapshot of the session; asking for it counts as activity (the idle timeout starts again)."""
+        def polled() -> SessionInfo:
+            self._session.touch()
+            return self._session.info()
+        return self._relay._run(polled)
 
     def _op(self, operation: str, /, **args: Any) -> Any:
         """Run ``operation`` on this session through the relay's dispatcher."""

@@ -200,12 +200,20 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
         same(found, op)
     same([t.py("relay.breakpoints.exceptions('uncaught')"), t.magic("%bp exceptions uncaught", "exceptions"),
           t.comm("set_exceptions", "exceptions", None, mode="uncaught")], "set_exceptions")
-    REACHED.update({"add_breakpoint", "update_breakpoint", "breakpoints", "remove_breakpoint", "set_exceptions"})
+    same([t.py("relay.breakpoints.condition_errors(False)"), t.magic("%bp condition-errors run", "stop_on_error"),
+          t.comm("condition_errors", "stop_on_error", None, stop=False)], "condition_errors")
+    REACHED.update({"add_breakpoint", "update_breakpoint", "breakpoints", "remove_breakpoint", "set_exceptions",
+                    "condition_errors"})
+    created = [t.py("relay.create(name='e1').info()"), t.magic("%dbg create --name e2", "info"),
+               t.comm("create", "session", None, name="e3")]
+    assert [c["ok"]["state"] for c in created] == ["created"] * 3, created
+    same(created, "create")
+    REACHED.add("create")
     # -- what a launched debugpy session refuses, refused alike
     same_error([t.py("s.detach()"), t.magic("%dbg detach --session mg", None), t.comm("detach", None)],
                "detach", "unsupported")
-    same_error([t.py("s.reconnect()"), t.magic("%dbg reconnect --session mg", None), t.comm("reconnect", None)],
-               "reconnect", "unsupported")
+    same_error([t.py("relay.operations.call('reconnect', {'session': 'py'})"),  # a DAP handle has no reconnect
+                t.magic("%dbg reconnect --session mg", None), t.comm("reconnect", None)], "reconnect", "unsupported")
     same_error([t.py("relay.attach(port=1)"), t.magic("%dbg attach --port 1", None),
                 t.comm("attach", None, None, port=1)], "attach", "connection_failed")
     same_error([t.py("relay.connect_ez('missing.ez')"), t.magic("%dbg connect ez missing.ez", None),

@@ -14,6 +14,9 @@ The relay passes its settings in the environment variable ``JUPYTER_DEBUG_RELAY_
 debugpy as ``--adapter-access-token`` inside this process only; ``unset`` names
 variables the relay added for its own sake. Both are removed from ``os.environ``
 before the program runs, so it and its children see the environment of a plain run.
+``free_children`` makes a forked child run free of the debugger (its breakpoints would
+wait for a client it cannot reach, hanging the program) and has the parent announce
+it to the relay with a ``relayForked`` event on pydevd's connection.
 """
 
 import json
@@ -25,6 +28,55 @@ import sys
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the relay's backends/debugpy.py sets it
 
 
+def stop_debugging() -> None:
+    """In a forked child: undo pydevd's tracing, so no breakpoint of the parent's stops it."""
+    tracing = sys.modules.get("pydevd_tracing")
+    if tracing is not None:
+        tracing.restore_sys_set_trace_func()  # pydevd swaps sys.settrace for a warning
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is not None and monitoring.get_tool(monitoring.DEBUGGER_ID) == "pydevd":
+        for name in dir(monitoring.events):
+            event = getattr(monitoring.events, name)
+            if name.isupper() and isinstance(event, int) and event and not event & (event - 1):
+                monitoring.register_callback(monitoring.DEBUGGER_ID, event, None)
+        monitoring.set_events(monitoring.DEBUGGER_ID, 0)
+    sys.settrace(None)
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading.settrace(None)
+    frame = sys._getframe()
+    while frame is not None:
+        frame.f_trace = None
+        frame = frame.f_back
+
+
+def announce_child(pid: int) -> None:
+    """Tell the relay, on pydevd's own connection, that this process forked ``pid``."""
+    pydevd = sys.modules.get("pydevd")
+    debugger = pydevd.get_global_debugger() if pydevd is not None else None
+    if debugger is None or getattr(debugger, "writer", None) is None:
+        return
+    from _pydevd_bundle.pydevd_comm_constants import CMD_PROCESS_EVENT
+    from _pydevd_bundle.pydevd_net_command import NetCommand
+
+    event = {"type": "event", "event": "relayForked", "body": {"pid": pid}}
+    debugger.writer.add_command(NetCommand(CMD_PROCESS_EVENT, 0, event, is_json=True))
+
+
+def free_children() -> None:
+    """Children forked by the program run without the debugger; each is announced."""
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            announce_child(pid)
+        return pid
+
+    os.register_at_fork(after_in_child=stop_debugging)
+    os.fork = fork
+
+
 def main() -> None:
     settings = json.loads(os.environ.pop(BOOT_VARIABLE, "{}"))
     for name in settings.get("unset", ()):
@@ -34,6 +86,8 @@ def main() -> None:
         args = args[2:]
     if settings.get("token"):
         args[1:1] = ["--adapter-access-token", settings["token"]]
+    if settings.get("free_children"):
+        free_children()
     debugpy_dir = args[0]
     adapter_port = int(args[args.index("--connect") + 1].rpartition(":")[2])
     original_connect = socket.socket.connect

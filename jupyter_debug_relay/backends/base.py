@@ -58,6 +58,9 @@ class BackendEvents(Protocol):
     def on_child(self, factory: Callable[[BackendEvents], Backend], name: str) -> None:
         """The target started a child process; ``factory(events)`` makes the backend of its own session."""
 
+    def on_subprocess(self, pid: int | None, debugged: bool) -> None:
+        """The target started a child process; ``debugged`` when it gets a session of its own."""
+
     def on_lost(self, error: Exception) -> None:
         """The connection to the peer broke or the adapter died."""
 
@@ -66,6 +69,7 @@ class Backend(abc.ABC):
     """One debug peer behind the neutral model. Unimplemented verbs raise ``Unsupported``."""
 
     kind: str = "backend"  # debugpy | dap | mycel | ez
+    stop_on_condition_error: bool = True  # whether a breakpoint whose condition fails stops (where it can say)
 
     def __init__(self, events: BackendEvents) -> None:
         self.events = events
@@ -129,6 +133,10 @@ class Backend(abc.ABC):
             await self.set_exception_breakpoints(exceptions)
         except Unsupported:
             pass
+
+    async def apply_condition_errors(self) -> None:
+        """Tell the peer whether a failing condition stops (``stop_on_condition_error``), where it has a say."""
+        return None  # most peers judge conditions their own way
 
     def unsupported(self, feature: str) -> Unsupported:
         return Unsupported(self.kind, feature)

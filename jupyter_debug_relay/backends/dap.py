@@ -68,6 +68,9 @@ class DapBackend(DapFeatures, Backend):
         self._known_threads: dict[int, str] = {}
         self._bp_ids: dict[int, int] = {}  # the adapter's breakpoint id -> the relay's
         self._line_bps: dict[str, dict[int, int]] = {}  # path -> line -> the relay's breakpoint id
+        self._stopping: dict[int, str | None] = {}  # the relay's line breakpoints that stop -> their condition
+        self._conditions: dict[int, str] = {}  # the relay's breakpoint id -> its condition
+        self._pending_hits: list[int] = []  # threads that reached a breakpoint with the stopped one, reported next
         self._function_bps: dict[str, int] = {}  # function name -> the relay's breakpoint id
         self._child_counts: dict[int, tuple[int, int]] = {}  # variables ref -> (named, indexed)
         self.ref_origin: dict[int, tuple[int | None, Variable]] = {}  # variables ref -> (frame id, its variable)
@@ -198,7 +201,8 @@ class DapBackend(DapFeatures, Backend):
     def _event_stopped(self, body: wire.StoppedEvent) -> None:
         self.spawn(self._report_stop(body))
 
-    async def _report_stop(self, body: wire.StoppedEvent) -> None:
+    async def _report_stop(self, body: wire.StoppedEvent, pending: list[int] | None = None) -> None:
+        """Report a stop; ``pending`` are the threads still to report at a breakpoint (found here when None)."""
         thread_id = body.get("threadId") or await self._any_thread(None)
         reason = body["reason"]
         if self.config.get("stopOnEntry") and not self._stopped_before:
@@ -223,7 +227,34 @@ class DapBackend(DapFeatures, Backend):
             stop.stopped_threads = sorted(self._known_threads) or [thread_id]
         else:
             stop.stopped_threads = [thread_id]
+        if pending is None:
+            multi = "breakpoint" in reason and len(stop.stopped_threads) > 1
+            pending = await self._threads_at_breakpoints(stop.stopped_threads, thread_id) if multi else []
+        self._pending_hits = pending
+        stop.also_hit = list(pending)
         self.events.on_stopped(stop)
+
+    async def _threads_at_breakpoints(self, threads: list[int], but: int) -> list[int]:
+        """The stopped threads (but one) that the stop suspended on a breakpoint's line, its condition true there.
+
+        An adapter that stops every thread at the first hit (pydevd) reports that hit only; the others sit on
+        their breakpoint's line and would run past it when resumed.
+        """
+        async def at_breakpoint(thread_id: int) -> bool:
+            try:
+                frames, _ = await self.stack(thread_id, 0, 1)
+                bp_ids = self._breakpoints_at(frames[0]) if frames else []
+                if not bp_ids or bp_ids[0] not in self._stopping:
+                    return False
+                condition = self._stopping[bp_ids[0]]
+                return not condition or (await self.evaluate(f"bool({condition})", frames[0].id, "watch")
+                                         ).value == "True"
+            except RelayError:
+                return False
+
+        others = [t for t in threads if t != but]
+        found = await asyncio.gather(*(at_breakpoint(t) for t in others))
+        return [t for t, hit in zip(others, found, strict=True) if hit]
 
     async def _exception_info(self, thread_id: int, body: wire.StoppedEvent) -> ExceptionInfo:
         if not self.capabilities.get("supportsExceptionInfoRequest"):
@@ -231,6 +262,7 @@ class DapBackend(DapFeatures, Backend):
         return wire.exception_info(await self.request("exceptionInfo", {"threadId": thread_id}))
 
     def _event_continued(self, body: wire.ContinuedEvent) -> None:
+        self._pending_hits = []
         all_threads = body.get("allThreadsContinued", True) is not False
         self.events.on_continued(None if all_threads else body.get("threadId"))
 
@@ -342,6 +374,12 @@ class DapBackend(DapFeatures, Backend):
         return min(threads)
 
     async def resume(self, action: str, thread_id: int | None) -> None:
+        """Continue reports the next thread that hit a breakpoint with the last stop's, if any; else resumes."""
+        if action == "continue" and self._pending_hits:
+            thread, *rest = self._pending_hits
+            await self._report_stop({"reason": "breakpoint", "threadId": thread, "allThreadsStopped": True}, rest)
+            return
+        self._pending_hits = []
         await self.request(STEP_COMMANDS[action], {"threadId": await self._any_thread(thread_id)})
 
     async def pause(self, thread_id: int | None) -> None:

@@ -37,6 +37,8 @@ class DapFeatures:
     config: dict[str, Any]
     _bp_ids: dict[int, int]
     _line_bps: dict[str, dict[int, int]]
+    _stopping: dict[int, str | None]
+    _conditions: dict[int, str]
     _function_bps: dict[str, int]
     _instruction_refs: dict[int, str]
     _data_bps: dict[str, dict[str, Any]]
@@ -108,6 +110,11 @@ class DapFeatures:
         )
         results = self._merge(bps, answer, refused)
         self._line_bps[path] = {r.line or bp.line or 0: bp.id for bp, r in zip(bps, results, strict=True) if r.verified}
+        self._remember_conditions(bps)
+        for bp in bps:
+            self._stopping.pop(bp.id, None)
+            if bp.id in self._line_bps[path].values() and not bp.log_message and not bp.hit_condition:
+                self._stopping[bp.id] = bp.condition
         return results
 
     async def set_function_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:
@@ -116,7 +123,14 @@ class DapFeatures:
         answer = await self.request("setFunctionBreakpoints", {"breakpoints": entries})
         results = self._merge(bps, answer, refused)
         self._function_bps = {bp.name or "": bp.id for bp, r in zip(bps, results, strict=True) if r.verified}
+        self._remember_conditions(bps)
         return results
+
+    def _remember_conditions(self, bps: list[Breakpoint]) -> None:
+        for bp in bps:
+            self._conditions.pop(bp.id, None)
+            if bp.condition:
+                self._conditions[bp.id] = bp.condition
 
     async def set_exception_breakpoints(self, mode: str) -> None:
         offered = {f.get("filter") for f in self.capabilities.get("exceptionBreakpointFilters") or []}

@@ -66,6 +66,11 @@ class ProcessEvent(TypedDict):
     systemProcessId: NotRequired[int | None]
 
 
+@with_config(OPEN)
+class ForkedEvent(TypedDict):
+    pid: int
+
+
 @with_config(STRICT)
 class ExitedEvent(TypedDict):
     exitCode: int
@@ -257,7 +262,7 @@ class StartDebuggingArguments(TypedDict):
 
 EVENTS = shapes("event", {
     "stopped": StoppedEvent, "continued": ContinuedEvent, "output": OutputEvent, "thread": ThreadEvent,
-    "breakpoint": BreakpointEvent, "process": ProcessEvent, "exited": ExitedEvent,
+    "breakpoint": BreakpointEvent, "process": ProcessEvent, "exited": ExitedEvent, "relayForked": ForkedEvent,
 })
 RESPONSES = shapes("response", {
     "initialize": Capabilities, "threads": ThreadsResponse, "stackTrace": StackTraceResponse,

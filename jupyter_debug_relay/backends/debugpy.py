@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import os
@@ -12,7 +13,7 @@ import debugpy.launcher
 
 from .. import python_source
 from ..errors import RelayError
-from ..model import Breakpoint, Variable, VariablePage
+from ..model import Breakpoint, BreakpointResult, Variable, VariablePage
 from .base import BackendEvents
 from .dap import DapBackend
 
@@ -22,7 +23,15 @@ LAUNCHER_DIR = os.path.realpath(os.path.dirname(debugpy.launcher.__file__))  # w
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the boots' settings; they remove it before the program runs
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
 NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
-SLICEABLE = {"list", "tuple", "range", "deque", "ndarray", "Series", "DataFrame"}
+CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), key, or position in iteration order
+    **dict.fromkeys(("list", "tuple", "range", "deque", "ndarray", "memmap", "UserList"), "index"),
+    **dict.fromkeys(("Series", "DataFrame"), "rows"),
+    **dict.fromkeys(("dict", "defaultdict", "OrderedDict", "Counter", "UserDict", "ChainMap", "mappingproxy"),
+                    "mapping"),
+    **dict.fromkeys(("set", "frozenset", "KeysView", "dict_keys", "dict_values"), "order"),
+}
+NATIVE_LISTING = {"list", "tuple", "range", "deque", "dict", "defaultdict", "OrderedDict", "Counter"}  # debugpy's own
+CONDITION_FAILED = "pydevd: Error while evaluating expression in conditional breakpoint: "
 GROUPS = ("special variables", "function variables", "class variables", "protected variables", "len()")
 
 
@@ -112,6 +121,7 @@ class DebugpyBackend(DapBackend):
         self.module = module
         self.python = python
         self.attach_pid: int | None = None
+        self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
         common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
@@ -155,6 +165,11 @@ class DebugpyBackend(DapBackend):
                 self.target += " " + " ".join(args)
 
     async def start(self, breakpoints, exceptions) -> None:  # type: ignore[override]
+        cwd = self.options["cwd"]
+        if cwd and self.request_kind == "launch" and not os.path.isdir(cwd):
+            raise RelayError("file_not_found", f"The working directory {cwd!r} does not exist (cwd).",
+                             "Give an existing directory as cwd, or leave it out to run in the kernel's.",
+                             {"path": cwd, "parameter": "cwd"})
         if self.program is not None:
             if not os.path.isfile(self.program):
                 raise RelayError("file_not_found", f"No such script: {self.program}", details={"path": self.program})
@@ -181,37 +196,78 @@ class DebugpyBackend(DapBackend):
             python_source.check_condition(bp.condition)
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
-        """Children of a container, paged on the target side when debugpy alone would cut the list short."""
+        """Children of a container, paged on the target side: by index, by row, by key or by iteration position."""
         frame_id, parent = self.ref_origin.get(ref, (None, None))
         expr = parent.evaluate_name if parent is not None else ""
-        if not expr or parent is None or parent.type not in SLICEABLE | {"dict"}:
+        kind = CONTAINERS.get(parent.type) if parent is not None else None
+        if not expr or kind is None:
             return await super().variables(ref, start, count)
         total = int((await self.evaluate(f"len({expr})", frame_id, "watch")).value)
-        if total <= NATIVE_CHILDREN and start == 0 and count >= total + len(GROUPS):
+        whole = start == 0 and count >= total + len(GROUPS)
+        if whole and total <= NATIVE_CHILDREN and parent.type in NATIVE_LISTING:
             return await super().variables(ref, start, count)  # all of it, with debugpy's groups
         items: list[Variable] = []
         for first in range(start, min(start + count, total), NATIVE_CHILDREN):
-            size = min(NATIVE_CHILDREN, start + count - first)
-            items += await self._window(expr, parent.type, frame_id, first, size)
+            size = min(NATIVE_CHILDREN, start + count - first, total - first)
+            items += await self._window(expr, kind, frame_id, first, size)
         return VariablePage(items=items, start=start, total=total)
 
     async def _window(self, expr: str, kind: str, frame_id: int | None, start: int, count: int) -> list[Variable]:
-        """Children ``start`` to ``start + count`` of ``expr``, through a slice small enough for debugpy to list."""
-        if kind == "dict":
-            window = f"dict(__import__('itertools').islice(({expr}).items(), {start}, {start + count}))"
-        else:
-            window = f"({expr})[{start}:{start + count}]"
+        """Children ``start`` to ``start + count`` of ``expr``, gathered in a list or dict small enough for debugpy."""
+        stop = start + count
+        positions = f"range({start}, {stop})"
+        window = {
+            "mapping": f"dict(__import__('itertools').islice(({expr}).items(), {start}, {stop}))",
+            "index": f"list(map(({expr}).__getitem__, {positions}))",
+            "rows": f"list(map(({expr}).iloc.__getitem__, {positions}))",
+            "order": f"list(__import__('itertools').islice({expr}, {start}, {stop}))",
+        }[kind]
         holder = await self.evaluate(window, frame_id, "watch")
         page = await super().variables(holder.ref, 0, count + len(GROUPS))
         items = [v for v in page.items if v.name not in GROUPS][:count]
-        for offset, var in enumerate(items):
-            if kind == "dict":
+        if kind == "mapping":
+            for var in items:
                 var.evaluate_name = var.evaluate_name.replace(f"({window})", expr, 1).replace(window, expr, 1)
-            else:
-                var.name, var.evaluate_name = str(start + offset), f"{expr}[{start + offset}]"
+            return items
+        labels = [str(n) for n in range(start, stop)]
+        if kind == "rows":
+            shown = await self.evaluate(f"list(map(str, ({expr}).index[{start}:{stop}]))", frame_id, "clipboard")
+            labels = ast.literal_eval(shown.value)
+        for offset, (var, label) in enumerate(zip(items, labels, strict=False)):
+            at = start + offset
+            var.name, var.evaluate_name = {
+                "index": (label, f"{expr}[{at}]"),
+                "rows": (label, f"{expr}.iloc[{at}]"),
+                "order": (f"#{at}", f"next(__import__('itertools').islice({expr}, {at}, None))"),
+            }[kind]
         return items
 
+    async def apply_breakpoints(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
+        await self.apply_condition_errors()
+        await super().apply_breakpoints(breakpoints, exceptions)
+
+    async def apply_condition_errors(self) -> None:
+        """pydevd prints every failure of a condition (we report the first) and stops on it or not, as asked."""
+        await self.request("setDebuggerProperty", {
+            "skipSuspendOnBreakpointException": [] if self.stop_on_condition_error else ["BaseException"],
+            "skipPrintBreakpointException": []})
+
+    def _condition_failed(self, text: str) -> None:
+        """Report a condition's first failure on its breakpoints (message and event); later ones say nothing."""
+        condition, _, trace = text[len(CONDITION_FAILED):].partition("\n")
+        error = [line for line in trace.splitlines() if line.strip()][-1:] or ["it raised an exception"]
+        then = "the breakpoint stops there" if self.stop_on_condition_error else "the target runs on"
+        for bp_id, theirs in self._conditions.items():
+            if theirs.strip() == condition.strip() and bp_id not in self._failed_conditions:
+                self._failed_conditions.add(bp_id)
+                message = f"the condition {condition.strip()!r} failed: {error[0].strip()}; {then}"
+                self.events.on_breakpoint(bp_id, BreakpointResult(verified=True, message=message))
+                self.events.on_output("console", f"Breakpoint {bp_id}: {message}.\n")
+
     def _event_output(self, body: dict[str, Any]) -> None:
+        if body.get("output", "").startswith(CONDITION_FAILED):
+            self._condition_failed(body["output"])
+            return
         if self.request_kind == "launch" and body.get("category") in ("stdout", "stderr"):
             body = {**body, "category": "console"}  # the program writes to our pipes: this is a logpoint's text
         super()._event_output(body)

@@ -85,7 +85,7 @@ class PydevdDirectBackend(DebugpyBackend):
         server = await asyncio.start_server(on_connect, "127.0.0.1", 0, limit=1 << 20)
         try:
             port = server.sockets[0].getsockname()[1]
-            boot = {**json.loads(self.target_env[BOOT_VARIABLE]), "token": token}
+            boot = {**json.loads(self.target_env[BOOT_VARIABLE]), "token": token, "free_children": True}
             env = {**self.target_env, BOOT_VARIABLE: json.dumps(boot)}
             proc = await self._spawn_target(self._target_argv(port), self.config.get("cwd"), env)
             self.pid = proc.pid
@@ -113,6 +113,10 @@ class PydevdDirectBackend(DebugpyBackend):
                              "Its output says why: session.output() or `%debug_session output`.",
                              {"exit_code": proc.returncode})
         raise RelayError("timeout", f"The target's debugpy did not connect within {CONNECT_TIMEOUT:g} s.")
+
+    def _event_relayForked(self, body: dict[str, Any]) -> None:
+        """The boot's word that the target forked a child, which runs free of the debugger."""
+        self.events.on_subprocess(body["pid"], False)
 
     async def _on_reverse(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """pydevd never asks its client to run anything: no reverse request is honoured on this path."""

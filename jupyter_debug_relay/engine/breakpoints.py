@@ -20,6 +20,7 @@ class BreakpointStore:
         self._missing: set[int] = set()  # line breakpoints whose file does not exist yet
         self._ids = itertools.count(1)
         self.exceptions = "none"
+        self.stop_on_condition_error = True  # a condition that fails to evaluate stops, as in VS Code
 
     def list(self) -> list[Breakpoint]:
         return sorted(self._items.values(), key=lambda b: b.id)
@@ -155,6 +156,6 @@ class BreakpointStore:
         bp.verified = result.verified
         if result.line and bp.kind == "line":
             bp.line = result.line
-        bp.message = "" if result.verified else result.message or bp.message
+        bp.message = result.message if result.verified else result.message or bp.message
         bp.status = "verified" if result.verified else "refused" if result.refused else "unverified"
         return bp if (bp.verified, bp.line, bp.message, bp.status) != before else None

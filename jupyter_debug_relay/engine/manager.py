@@ -111,9 +111,11 @@ class SessionManager:
                 if (session.state in ("running", "paused") and not session.waiters
                         and now - session.last_activity > self.idle_timeout):
                     log.info("session %s idle for %.0f s: stopping it", session.id, now - session.last_activity)
-                    session.emit("error", RelayError(
+                    session.error = RelayError(  # info() says why the target was ended
                         "timeout", f"Session {session.name} was idle for {self.idle_timeout:g} s and was stopped.",
-                        "Raise idle_timeout on the Relay to keep idle sessions longer.").to_dict())
+                        "Raise idle_timeout on the Relay to keep idle sessions longer; any call on the session, "
+                        "info() included, counts as activity.", {"idle_timeout": self.idle_timeout})
+                    session.emit("error", session.error.to_dict())
                     await self.close_session(session)
 
     # -- breakpoints ------------------------------------------------------------------------
@@ -146,6 +148,11 @@ class SessionManager:
             for bp, result in zip(group, results, strict=False):
                 session.on_breakpoint(bp.id, result)
         self.bus.publish("", "breakpoint", {"breakpoint": as_dict(changed)})
+
+    async def sync_condition_errors(self) -> None:
+        for session in self.live():
+            session.backend.stop_on_condition_error = self.breakpoints.stop_on_condition_error
+            await session.backend.apply_condition_errors()
 
     async def sync_exceptions(self) -> None:
         for session in self.live():

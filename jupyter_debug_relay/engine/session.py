@@ -49,6 +49,7 @@ class Session(BackendEvents):
         self._stops = 0  # how many stops so far: a waiter waits for this to grow
         self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
         self._changed = asyncio.Event()
+        self._told_free_children = False  # the console says once that forked children run free
 
     # -- state ------------------------------------------------------------------------------
 
@@ -100,6 +101,7 @@ class Session(BackendEvents):
         self._set_state("launching")
         store = self.manager.breakpoints
         store.appeared()  # a pending file that exists by now is sent with the rest
+        self.backend.stop_on_condition_error = store.stop_on_condition_error
         try:
             await self.backend.start([bp for bp in store.list() if store.sendable(bp)], store.exceptions)
         except BaseException as exc:
@@ -336,7 +338,15 @@ class Session(BackendEvents):
         self.emit("raw", {"protocol": protocol, "name": name, "body": body})
 
     def on_child(self, factory: BackendFactory, name: str) -> None:
+        self.on_subprocess(None, True)
         self.manager.spawn(self.manager.start_child(self, factory, name))
+
+    def on_subprocess(self, pid: int | None, debugged: bool) -> None:
+        self.emit("subprocess", {"pid": pid, "debugged": debugged})
+        if not debugged and not self._told_free_children:
+            self._told_free_children = True
+            self.on_output("console", f"Child process {pid} runs without the debugger: breakpoints apply to the "
+                           "debugged process only (launch with subprocess=True to debug its children).\n")
 
     def on_lost(self, error: Exception) -> None:
         if self.ended:

@@ -205,6 +205,11 @@ class Commands:
         handle = self._adopt(self.relay.get(name))
         return Result(f"current session: {handle.name} ({handle.id}, {handle.state})")
 
+    def do_create(self, command: Command) -> StatusResult:
+        info = self._run(command)["session"]
+        self.current = info.id
+        return StatusResult(info)
+
     def do_status(self, command: Command) -> StatusResult:
         return StatusResult(self._run(command, self.session(command.session))["session"])
 
@@ -393,6 +398,12 @@ class Commands:
     def bp_exceptions(self, command: BpCommand) -> Result:
         result = Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.spec.name)}")
         result.exceptions = command.spec.name
+        return result
+
+    def bp_condition_errors(self, command: BpCommand) -> Result:
+        stop = self.relay.breakpoints.condition_errors(command.spec.name == "stop")
+        result = Result("a breakpoint whose condition fails " + ("stops there" if stop else "lets the target run on"))
+        result.stop_on_error = stop
         return result
 
     def bp_list(self, command: BpCommand) -> BreakpointsResult:

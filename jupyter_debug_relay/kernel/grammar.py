@@ -115,6 +115,7 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
           hidden=("url", "program"),
           extras=(Extra("target", metavar="[URL|PROGRAM]", positional=True,
                         help="A Mycel URL, an EZ program, or the program a DAP adapter runs."), *_WAIT_EXTRAS)),
+    Magic("create", "Sessions", "create"),
     Magic("list", "Sessions", "sessions"),
     Magic("use", "Sessions", summary="Make a session the current one.", positional=("name",),
           extras=(Extra("name", metavar="NAME", positional=True),)),
@@ -456,6 +457,7 @@ BP_HELP = """\
 %bp FILE:LINE [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]
 %bp func NAME [if CONDITION]
 %bp exceptions raised|uncaught|none
+%bp condition-errors stop|run                         (whether a failing condition stops)
 %bp stage FLOW STAGE [rule N] [if CONDITION]          (Mycel)
 %bp list | rm ID... | clear [FILE] | disable ID | enable ID"""
 

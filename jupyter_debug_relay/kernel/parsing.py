@@ -9,7 +9,7 @@ from ..errors import RelayError
 from ..model import Breakpoint
 from .grammar import split
 
-BP_COMMANDS = ("func", "exceptions", "stage", "list", "rm", "clear", "disable", "enable")
+BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "list", "rm", "clear", "disable", "enable")
 
 
 # -- %bp -------------------------------------------------------------------------------------
@@ -18,7 +18,7 @@ BP_COMMANDS = ("func", "exceptions", "stage", "list", "rm", "clear", "disable", 
 class BpCommand:
     """A parsed ``%bp`` line: the verb, the breakpoint it describes (id 0, not yet added), the ids it names."""
 
-    verb: str  # line | func | exceptions | stage | list | rm | clear | disable | enable
+    verb: str  # line | func | exceptions | condition_errors | stage | list | rm | clear | disable | enable
     spec: Breakpoint = field(default_factory=lambda: Breakpoint(id=0, kind="line"))
     ids: list[int] = field(default_factory=list)
 
@@ -89,6 +89,12 @@ def parse_bp_line(line: str) -> BpCommand:
         if len(words) != 1 or words[0] not in ("raised", "uncaught", "none"):
             raise RelayError("invalid_request", "Usage: %bp exceptions raised|uncaught|none.")
         return BpCommand("exceptions", Breakpoint(id=0, kind="exception", name=words[0]))
+    if first == "condition-errors":
+        words = split(rest)
+        if len(words) != 1 or words[0] not in ("stop", "run"):
+            raise RelayError("invalid_request", "Usage: %bp condition-errors stop|run.",
+                             "stop: a breakpoint whose condition fails stops there (the default); run: it does not.")
+        return BpCommand("condition_errors", Breakpoint(id=0, kind="exception", name=words[0]))
     head, clauses = _clauses(text, _STAGE_CLAUSES if first == "stage" else _LINE_CLAUSES)
     condition = clauses.get("if") or None
     if "if" in clauses and not condition:

@@ -216,3 +216,12 @@ class IntoSession(Params):
 
     session: StrictStr | None = Field(None, description="A session made by create, still in state created; "
                                       "default: a new session.")
+
+
+# -- issue 16 ------------------------------------------------------------------------------------------
+
+
+class ConditionErrorsParams(Params):
+    """Whether a breakpoint whose condition fails to evaluate stops (as VS Code does) or lets the target run."""
+
+    stop: StrictBool = True

@@ -434,5 +434,20 @@ RESULT_TYPES: dict[str, Any] = {
     "threads": list[Thread], "frames": list[Frame], "total": int, "scopes": list[Scope], "items": list[Variable],
     "start": int, "variable": Variable, "targets": list[str], "source": str, "chunks": list[OutputChunk],
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
-    "breakpoint": Breakpoint, "exceptions": str,
+    "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool,
 }
+
+
+# -- issue 16 ------------------------------------------------------------------------------------------
+
+
+async def _condition_errors(ctx: Context, p: P.ConditionErrorsParams) -> dict[str, Any]:
+    ctx.manager.breakpoints.stop_on_condition_error = p.stop
+    await ctx.manager.sync_condition_errors()
+    return {"stop_on_error": p.stop}
+
+
+OPERATIONS.update({op.name: op for op in (
+    Operation("condition_errors", P.ConditionErrorsParams, _condition_errors,
+              "Whether a breakpoint whose condition fails stops there.", ("stop_on_error",)),
+)})

@@ -151,4 +151,5 @@ ROUTES: tuple[Route, ...] = (
     Route("PATCH", f"{S}/breakpoints/{{id}}", "update_breakpoint"),
     Route("DELETE", f"{S}/breakpoints/{{id}}", "remove_breakpoint"),
     Route("POST", f"{S}/exception-breakpoints", "set_exceptions"),
+    Route("POST", f"{S}/condition-errors", "condition_errors"),
 )

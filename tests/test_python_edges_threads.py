@@ -1,0 +1,45 @@
+"""Threads that hit one breakpoint together: every hit is reported (issue 16)."""
+
+from __future__ import annotations
+
+from conftest import line_of
+
+from jupyter_debug_relay import RelayError
+
+BARRIER = """
+import threading
+
+barrier = threading.Barrier(3)
+hits = []
+
+def work(n):
+    barrier.wait()
+    hits.append(n)  # together
+
+threads = [threading.Thread(target=work, args=(n,)) for n in range(3)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("hits", sorted(hits))
+"""
+
+
+def test_three_threads_released_onto_one_breakpoint_each_report_their_stop(relay, write):
+    app = write("barrier.py", BARRIER)
+    bp = relay.breakpoints.add(app, line_of(app, "# together"))
+    session = relay.launch(app)
+    stop = session.wait_for_stop(20)
+    first_stopped = set(stop.stopped_threads)
+    stops = []
+    while True:
+        assert stop.reason == "breakpoint" and stop.frame.line == bp.line and stop.breakpoint_ids == [bp.id]
+        stops.append(stop.thread_id)
+        try:
+            stop = session.continue_(timeout=10)
+        except RelayError as exc:
+            assert exc.code == "target_exited"
+            break
+    assert len(stops) == 3 and len(set(stops)) == 3, stops
+    assert set(stops) <= first_stopped  # the first stop listed every thread as stopped
+    assert "hits [0, 1, 2]" in session.output().text
