@@ -76,7 +76,7 @@ def _serve(options: argparse.Namespace) -> int:
 
         config = ServerConfig(host=options.host, port=options.port, token=options.token or "",
                               redact=not options.no_redact, cors_origins=tuple(options.cors_origin),
-                              allowed_hosts=tuple(options.allow_host))
+                              allowed_hosts=tuple(options.allow_host), persist=True)
         try:
             server = RelayServer(relay, config)
         except RelayError as exc:

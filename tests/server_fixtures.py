@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,9 +19,10 @@ TOKEN = "test-token-0123456789"
 
 @contextmanager
 def live_server(**config: object) -> Iterator[tuple[RelayServer, httpx.Client]]:
-    """A relay served on 127.0.0.1:0 with ``TOKEN``, and an httpx client that sends it."""
+    """A relay served on 127.0.0.1:0 with ``TOKEN`` (its home a temporary folder), and an httpx client."""
+    home = tempfile.mkdtemp(prefix="relay-home-")
     relay = Relay()
-    options = {"port": 0, "token": TOKEN, **config}
+    options = {"port": 0, "token": TOKEN, "home": home, **config}
     server = RelayServer(relay, ServerConfig(**options)).start()  # type: ignore[arg-type]
     client = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
     try:
@@ -28,6 +31,7 @@ def live_server(**config: object) -> Iterator[tuple[RelayServer, httpx.Client]]:
         client.close()
         server.stop()
         relay.close()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def write(folder: Path, name: str, code: str) -> str:

@@ -167,14 +167,22 @@ def test_breakpoints_apply_to_every_session(relay, write):
     assert os.path.samefile(one.stop.frame.path, app)
 
 
-def test_a_second_breakpoint_on_the_same_line_is_refused_not_lost(relay, write):
+def test_the_same_spec_twice_is_the_same_breakpoint_and_a_new_condition_replaces_the_old(relay, write):
     app = write("loop.py", LOOP)
-    first = relay.breakpoints.add(app, line_of(app, "# body"), condition="i == 1")
-    with pytest.raises(RelayError) as info:
-        relay.breakpoints.add(app, line_of(app, "# body"), condition="i == 3")
-    assert info.value.code == "invalid_request" and f"already has breakpoint {first.id}" in info.value.message
-    assert "if A or B" in info.value.hint
+    line = line_of(app, "# body")
+    first = relay.breakpoints.add(app, line, condition="i == 1")
+    again = relay.breakpoints.add(app, line, condition="i == 1")  # re-running a cell is harmless
+    assert again.id == first.id and again.message == ""
+    replaced = relay.breakpoints.add(app, line, condition="i == 3", log_message="at {i}")
+    assert replaced.id == first.id and (replaced.condition, replaced.log_message) == ("i == 3", "at {i}")
+    assert replaced.message == f"replaced breakpoint {first.id} on this line (it had condition 'i == 1')"
+    replaced = relay.breakpoints.add(app, line, condition="i == 3")
+    assert replaced.log_message is None and "log_message 'at {i}'" in replaced.message
     assert [bp.id for bp in relay.breakpoints.list()] == [first.id]
+    session = relay.launch(app)
+    assert session.wait_for_stop(10).frame.line == line
+    assert session.evaluate("i").value == "3"  # the new condition reached the target
+    session.terminate()
 
 
 def test_a_breakpoints_status_is_a_field_through_its_life(relay, write, tmp_path):

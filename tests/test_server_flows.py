@@ -287,3 +287,15 @@ def test_info_health_config(api):
     info = ok(api.get("/info"))
     assert info["backends"] == ["debugpy", "dap", "mycel", "ez"] and "launch" in info["operations"]
     assert ok(api.get("/config"))["redact"] is True and "token" not in ok(api.get("/config"))
+
+
+def test_the_same_breakpoint_spec_twice_answers_the_existing_breakpoint(api, tmp_path):
+    app = write(tmp_path, "app.py", APP)
+    sid = ok(api.post("/sessions", json={}))["session"]["id"]
+    spec = {"path": app, "line": line_of(app, "# add"), "condition": "item == 4"}
+    first = ok(api.post(f"/sessions/{sid}/breakpoints", json=spec))["breakpoint"]
+    assert ok(api.post(f"/sessions/{sid}/breakpoints", json=spec))["breakpoint"] == first
+    changed = ok(api.post(f"/sessions/{sid}/breakpoints", json={**spec, "condition": "item == 5"}))["breakpoint"]
+    assert changed["id"] == first["id"] and changed["condition"] == "item == 5"
+    assert "replaced breakpoint" in changed["message"]
+    assert [bp["id"] for bp in ok(api.get(f"/sessions/{sid}/breakpoints"))["breakpoints"]] == [first["id"]]

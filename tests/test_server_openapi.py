@@ -46,7 +46,7 @@ def test_the_served_document_is_the_generated_one():
 
 @pytest.mark.timeout(150)
 def test_schemathesis_finds_no_server_error_and_no_schema_breaking_answer(tmp_path):
-    risky = ["launch", "attach", "connect", "restart", "shutdown", "input", "reconnect"]  # they start programs
+    risky = ["launch", "attach", "connect", "restart", "shutdown", "input", "reconnect", "import"]  # they start targets
     with live_server() as (server, client):
         client.post("/sessions", json={"name": "fuzz"})
         command = [sys.executable, "-m", "schemathesis.cli", "run", f"{server.url}/openapi.json",

@@ -58,12 +58,17 @@ class BreakpointStore:
             python_source.check_condition(condition)
         if hit_condition:
             python_source.check_hit_condition(hit_condition)
-        for other in self._items.values():  # a debugger keeps one breakpoint per line: a second would be lost
+        spec = {"condition": condition or None, "hit_condition": hit_condition or None,
+                "log_message": log_message or None}
+        for other in self._items.values():  # a debugger keeps one breakpoint per line: the same spec is that one
             if other.kind == "line" and other.path == path and other.line == line:
-                raise RelayError(
-                    "invalid_request", f"Line {line} of {os.path.basename(path)} already has breakpoint {other.id}.",
-                    f"Remove breakpoint {other.id} first, or join the conditions in one: `if A or B`.",
-                    {"breakpoint": other.id})
+                before = {key: getattr(other, key) for key in spec}
+                if before != spec:  # a new condition, hit count or log message on that line replaces the old
+                    for key, value in spec.items():
+                        setattr(other, key, value)
+                    was = ", ".join(f"{key} {value!r}" for key, value in before.items() if value) or "no condition"
+                    other.message = f"replaced breakpoint {other.id} on this line (it had {was})"
+                return other
         bp = Breakpoint(id=0, kind="line", path=path, line=line, condition=condition or None,
                         hit_condition=hit_condition or None, log_message=log_message or None)
         missing = self._check_line(bp, strict=True)

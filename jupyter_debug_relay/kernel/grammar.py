@@ -57,6 +57,7 @@ class Magic:
     raw: str | None = None  # the rest of the line, verbatim (after leading options): a field or an extra
     hidden: tuple[str, ...] = ()  # fields the magic fills itself
     extras: tuple[Extra, ...] = ()
+    addresses_session: bool = True  # a word without an operation takes --session unless it concerns no session
 
     @property
     def op(self) -> Operation | None:
@@ -154,6 +155,13 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
     Magic("restart", "End", "restart"),
     Magic("reconnect", "End", "reconnect"),
     Magic("panel", "End", summary="Show the debugger panel: a live widget."),
+    Magic("serve", "Agents", summary="Serve this kernel's sessions over HTTP (MCP at /mcp) for an agent, on a thread; "
+          "`serve stop` ends it.", positional=("action",), addresses_session=False,
+          extras=(Extra("action", metavar="[stop]", positional=True,
+                        help="End serving and free the port."),
+                  Extra("port", int, "P", help="The port on 127.0.0.1 (default 0: a free one)."),
+                  Extra("token", str, "T", help="The bearer token (default: $JUPYTER_DEBUG_RELAY_TOKEN, else a random "
+                        "one written with the URL to a 0600 file in the Jupyter runtime dir)."))),
 )}
 
 SESSION_COMMANDS = tuple(MAGICS)
@@ -212,7 +220,7 @@ def args_of(magic: Magic) -> list[Arg]:
         kind = "on" if extra.kind is bool else extra.kind.__name__
         found.append(Arg(extra.name, kind, extra.metavar or extra.name.upper(), extra.choices, extra.positional,
                          True, extra.help))
-    if magic.op is None:  # a word of the magic's own still addresses a session
+    if magic.op is None and magic.addresses_session:  # a word of the magic's own still addresses a session
         found.append(Arg("session", "str", METAVARS["session"], extra=True))
     order = {name: i for i, name in enumerate(magic.positional)}
     found.sort(key=lambda a: (not a.positional, order.get(a.dest, 0), a.dest not in ("name", "kind")))

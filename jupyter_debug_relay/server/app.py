@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
 import logging
@@ -23,6 +24,7 @@ from ..backends.registry import BUILTIN
 from ..errors import RelayError
 from ..operations import OPERATIONS
 from . import calls
+from .persist import Persistence, Profile, ProfilePut, SessionImport, check_unmasked, export, parse_body
 from .redact import mask
 from .routes import ROUTES, Route, start_options
 
@@ -53,6 +55,8 @@ class ServerConfig:
     allowed_hosts: tuple[str, ...] = ()  # Host names accepted beside the listening address and localhost
     max_body: int = MAX_BODY
     mcp: bool = True
+    persist: bool = False  # save the breakpoints in the home on every change, restore them at start (standalone)
+    home: str = ""  # where profiles and saved breakpoints live; default: $JUPYTER_DEBUG_RELAY_HOME or the data dir
 
     def public(self) -> dict[str, Any]:
         """The configuration as ``GET /config`` shows it (no token)."""
@@ -131,6 +135,19 @@ def _too_large(cap: int) -> RelayError:
                       "right).", "Send less: page through values instead of sending them whole.")
 
 
+def _answering(handler: Callable[[Any, Request], Any]) -> Callable[[Any, Request], Any]:
+    """An endpoint whose ``RelayError`` becomes its error answer."""
+
+    @functools.wraps(handler)
+    async def endpoint(self: Any, request: Request) -> Response:
+        try:
+            return await handler(self, request)
+        except RelayError as exc:
+            return error_response(exc)
+
+    return endpoint
+
+
 class RelayApp:
     """The endpoints over one relay; ``app`` is the ASGI application."""
 
@@ -138,7 +155,16 @@ class RelayApp:
                  mcp_app: ASGIApp | None = None) -> None:
         self.relay, self.config, self._shutdown = relay, config, shutdown
         self.closing = asyncio.Event()
-        routes = [StarletteRoute(r.path, self._endpoint(r), methods=[r.method], name=r.op_name) for r in ROUTES]
+        self.persistence = Persistence(relay, config.home)
+        routes = [
+            StarletteRoute("/breakpoint-profiles", self.profiles, methods=["GET"]),
+            StarletteRoute("/breakpoint-profiles/{name}", self.get_profile, methods=["GET"]),
+            StarletteRoute("/breakpoint-profiles/{name}", self.put_profile, methods=["PUT"]),
+            StarletteRoute("/breakpoint-profiles/{name}/load", self.load_profile, methods=["POST"]),
+            StarletteRoute("/sessions/import", self.import_session, methods=["POST"]),
+            StarletteRoute("/sessions/{session}/export", self.export_session, methods=["GET"]),
+        ]
+        routes += [StarletteRoute(r.path, self._endpoint(r), methods=[r.method], name=r.op_name) for r in ROUTES]
         routes += [
             StarletteRoute("/health", self.health, methods=["GET"]),
             StarletteRoute("/info", self.info, methods=["GET"]),
@@ -207,6 +233,56 @@ class RelayApp:
 
             self._openapi = document()
         return JSONResponse(self._openapi)
+
+    # -- breakpoint profiles, export and import ------------------------------------------------
+
+    def _shown(self, data: Any) -> JSONResponse:
+        return JSONResponse(mask(data) if self.config.redact else data)
+
+    async def profiles(self, request: Request) -> Response:
+        return JSONResponse({"profiles": await asyncio.to_thread(self.persistence.store.names)})
+
+    @_answering
+    async def get_profile(self, request: Request) -> Response:
+        return self._shown(await asyncio.to_thread(self.persistence.store.load, request.path_params["name"]))
+
+    @_answering
+    async def put_profile(self, request: Request) -> Response:
+        """Keep the given set under the name, or (no breakpoints given) the relay's breakpoints now."""
+        name = request.path_params["name"]
+        given = parse_body(ProfilePut, "put_breakpoint_profile", await _json_body(request))
+        now = await asyncio.to_thread(self.persistence.current)
+        breakpoints = now["breakpoints"] if given.breakpoints is None else [
+            bp.model_dump(exclude_none=True) for bp in given.breakpoints]
+        saved = await asyncio.to_thread(self.persistence.store.save, name, breakpoints,
+                                        given.exceptions or now["exceptions"])
+        return self._shown(saved)
+
+    @_answering
+    async def load_profile(self, request: Request) -> Response:
+        """Make a profile's breakpoints in the relay (one already there is kept) and set its exception mode."""
+        saved = await asyncio.to_thread(self.persistence.store.load, request.path_params["name"])
+        profile = parse_body(Profile, "load_breakpoint_profile", {k: v for k, v in saved.items() if k != "name"})
+        made = await self.persistence.apply(profile)
+        return self._shown({"breakpoints": made, "exceptions": (await calls.run(self.relay, "breakpoints", {}))[
+            "exceptions"]})
+
+    @_answering
+    async def export_session(self, request: Request) -> Response:
+        session = (await calls.run(self.relay, "status", {"session": request.path_params["session"]}))["session"]
+        saved = await asyncio.to_thread(self.persistence.current)
+        return self._shown(export(session, calls.started_with(self.relay, session["id"]), saved))
+
+    @_answering
+    async def import_session(self, request: Request) -> Response:
+        """Make the export's breakpoints, then start its target as launch (attach, connect) would, and wait."""
+        body = await _json_body(request)
+        given = parse_body(SessionImport, "import", body)
+        check_unmasked(body["start"])
+        args = {**given.start.args, **({"name": given.name} if given.name else {})}
+        await self.persistence.apply(given)
+        return JSONResponse(await calls.run_start(self.relay, given.start.operation, args, given.wait, given.timeout,
+                                                  self.config.redact))
 
     # -- events -------------------------------------------------------------------------------
 

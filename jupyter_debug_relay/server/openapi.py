@@ -14,6 +14,7 @@ from ..errors import HINTS
 from ..model import SessionInfo
 from ..operations.table import RESULT_TYPES
 from .app import STATUS
+from .persist import NamedProfile, ProfilePut, SessionExport, SessionImport
 from .routes import ROUTES, Route, _camel
 
 REF = "#/components/schemas/{model}"
@@ -108,6 +109,48 @@ def _operation(route: Route, components: dict[str, Any], errors: dict[str, Any])
     return spec
 
 
+def _persistence(components: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]:
+    """Breakpoint profiles, session export and import (seed 004 §5.7)."""
+    def answer(model: type[BaseModel]) -> dict[str, Any]:
+        return {"200": {"description": "OK", "content": {"application/json": {
+            "schema": _schema(components, model, model.__name__)}}}, **errors}
+
+    def body(model: type[BaseModel], example: dict[str, Any]) -> dict[str, Any]:
+        return {"required": False, "content": {"application/json": {
+            "schema": _schema(components, model, model.__name__), "example": example}}}
+
+    name = [{"name": "name", "in": "path", "required": True,
+             "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"}}]
+    session = [{"name": "session", "in": "path", "required": True, "schema": {"type": "string"}}]
+    spec = {"kind": "line", "path": "main.py", "line": 3, "condition": "i > 100", "enabled": True}
+    names = create_model("ProfileNames", profiles=(list[str], ...))
+    return {
+        "/breakpoint-profiles": {"get": {"operationId": "breakpoint_profiles", "summary": "The saved profiles' names.",
+                                         "responses": answer(names)}},
+        "/breakpoint-profiles/{name}": {
+            "get": {"operationId": "breakpoint_profile", "summary": "A profile: its breakpoints and exception mode.",
+                    "parameters": name, "responses": answer(NamedProfile)},
+            "put": {"operationId": "put_breakpoint_profile", "summary": "Keep a breakpoint set under a name (an "
+                    "empty body: the relay's breakpoints now), replacing one of that name.", "parameters": name,
+                    "requestBody": body(ProfilePut, {"breakpoints": [spec], "exceptions": "uncaught"}),
+                    "responses": answer(NamedProfile)}},
+        "/breakpoint-profiles/{name}/load": {"post": {
+            "operationId": "load_breakpoint_profile", "summary": "Make a profile's breakpoints in the relay (the same "
+            "spec twice is one breakpoint) and set its exception mode.", "parameters": name,
+            "responses": answer(result_model(next(r for r in ROUTES if r.op_name == "breakpoints")))}},
+        "/sessions/{session}/export": {"get": {
+            "operationId": "export", "summary": "A session's launch configuration and the relay's breakpoints (for "
+            "a session started through this server); secrets masked.", "parameters": session,
+            "responses": answer(SessionExport)}},
+        "/sessions/import": {"post": {
+            "operationId": "import", "summary": "Make an export's breakpoints and start its target again in a new "
+            "session; answers as launch does.",
+            "requestBody": body(SessionImport, {"version": 1, "start": {"operation": "launch", "args": {
+                "program": "main.py"}}, "breakpoints": [spec], "exceptions": "none", "timeout": 10}),
+            "responses": answer(result_model(next(r for r in ROUTES if r.op_name == "launch")))}},
+    }
+
+
 def document() -> dict[str, Any]:
     """The whole OpenAPI 3.1 document."""
     components: dict[str, Any] = {}
@@ -124,6 +167,7 @@ def document() -> dict[str, Any]:
                                 "responses": {"200": plain, **errors}}}
     paths["/shutdown"] = {"post": {"operationId": "shutdown", "summary": "End every session, reap every target, "
                                    "and stop the server.", "responses": {"200": plain, **errors}}}
+    paths.update(_persistence(components, errors))
     paths["/sessions/{session}/events"] = {"get": {
         "operationId": "events", "summary": "Server-Sent Events of a session: `id:` is the event's seq, `event:` its "
         "type, `data:` its JSON; send Last-Event-ID to resume strictly after it.",

@@ -56,6 +56,9 @@ class RelayServer:
         config.port = self._sock.getsockname()[1]
         mcp_app, mcp_lifespan = _mcp(relay, config) if config.mcp else (None, None)
         self.api = create_app(relay, config, shutdown=self.request_exit, mcp_app=mcp_app)
+        if config.persist:
+            self.api.persistence.restore()
+            self.api.persistence.keep()
         self._lifespan = mcp_lifespan
         self._server = uvicorn.Server(uvicorn.Config(
             self._app, interface="asgi3", log_level="warning", lifespan="on", timeout_graceful_shutdown=3, ws="none",
@@ -125,6 +128,7 @@ class RelayServer:
         self._cleanup()
 
     def _cleanup(self) -> None:
+        self.api.persistence.close()
         self._sock.close()
         if self.token_file:
             with contextlib.suppress(FileNotFoundError):
