@@ -49,6 +49,8 @@ WHEN: dict[str, str] = {
     "remove_breakpoint": "Use it with a breakpoint id from add_breakpoint or breakpoints.",
     "update_breakpoint": "Use it to switch a breakpoint off (enabled false) without losing it.",
     "set_exceptions": "Use it to stop where an exception is raised (raised) or only when none catches it.",
+    "condition_errors": "Use it when a conditional breakpoint's condition fails (NameError, TypeError): stop there "
+                        "(true, the default) or let the target run on (false).",
 }
 
 

@@ -32,6 +32,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "completions": {"text": "pri"}, "input": {"text": "yes\n"},
     "add_breakpoint": {"path": "main.py", "line": 3, "condition": "i > 100"},
     "update_breakpoint": {"enabled": False}, "set_exceptions": {"mode": "uncaught"},
+    "condition_errors": {"stop": False},
 }
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 502, 504)
 
