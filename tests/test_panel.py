@@ -100,8 +100,8 @@ def test_panel_shows_the_stop_and_step_over_moves_the_marked_line(relay, app, pa
 
     panel.stack.children[2].index = 1  # the user picks main() in the call stack
     wait_until(lambda: panel.source.current_line == call, what="the source to show the caller")
-    scope = first_scope(panel)
-    data = scope.child("data")
+    wait_until(lambda: "data" in [n.name for n in first_scope(panel).nodes], what="main()'s variables")  # after
+    data = first_scope(panel).child("data")  # the source, as the panel fetches them next
     assert data.ref and not data.expanded and data.nodes == []  # nothing fetched until expanded
     data.toggle()
     wait_until(lambda: data.nodes, what="data's children")
