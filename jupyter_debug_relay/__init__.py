@@ -1,7 +1,8 @@
 """A debugging toolkit inside a Jupyter kernel: debug other programs from a notebook."""
 
 from .errors import RelayError, Unsupported
-from .relay import DapSessionHandle, MycelSessionHandle, Relay, SessionHandle
+from .handles import DapSessionHandle, MycelSessionHandle, SessionHandle
+from .relay import Relay
 
 __version__ = "0.1.0"
 __all__ = ["DapSessionHandle", "MycelSessionHandle", "Relay", "RelayError", "SessionHandle", "Unsupported",

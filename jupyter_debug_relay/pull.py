@@ -14,8 +14,8 @@ import hashlib
 from typing import Any
 
 from .errors import RelayError
+from .handles import SessionHandle
 from .pull_codec import TARGET_SOURCE, decode_payload, json_or_text, kernel_pyarrow
-from .relay import SessionHandle
 
 DEFAULT_MAX_BYTES = 64 * 2**20
 CHUNK = 4 * 2**20  # bytes of payload per evaluate round trip

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jupyter_debug_relay import DapSessionHandle, MycelSessionHandle, SessionHandle
-from jupyter_debug_relay.relay import handle_for
+from jupyter_debug_relay.handles import handle_for
 
 
 def test_a_launched_python_session_is_a_dap_handle_without_mycel_verbs(relay, write):

@@ -17,14 +17,13 @@ from .base import Backend, BackendEvents
 from .dap_features import DapFeatures
 
 STEP_COMMANDS = {"continue": "continue", "next": "next", "stepIn": "stepIn", "stepOut": "stepOut"}
+CLIENT_CAPABILITIES = {  # what the relay tells an adapter about itself in ``initialize``
+    "clientID": "jupyter_debug_relay", "clientName": "jupyter_debug_relay", "linesStartAt1": True,
+    "columnsStartAt1": True, "pathFormat": "path", "supportsVariableType": True, "supportsVariablePaging": True,
+    "supportsRunInTerminalRequest": True, "supportsStartDebuggingRequest": True, "supportsMemoryReferences": True,
+    "supportsInvalidatedEvent": False, "locale": "en",
+}
 TERMINAL_ONLY = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS")  # set by Jupyter kernels for their own output
-
-
-def _last_line(message: str) -> str:
-    """The line that says what went wrong: a compiler-style ``error:`` line (lldb, gdb), else a traceback's last."""
-    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("error:")]
-    return errors[0] if errors else lines[-1] if lines else message
 
 
 class DapBackend(DapFeatures, Backend):
@@ -131,21 +130,7 @@ class DapBackend(DapFeatures, Backend):
             self.events.on_lost(error)
 
     def initialize_arguments(self) -> dict[str, Any]:
-        return {
-            "clientID": "jupyter_debug_relay",
-            "clientName": "jupyter_debug_relay",
-            "adapterID": self.adapter_id,
-            "linesStartAt1": True,
-            "columnsStartAt1": True,
-            "pathFormat": "path",
-            "supportsVariableType": True,
-            "supportsVariablePaging": True,
-            "supportsRunInTerminalRequest": True,
-            "supportsStartDebuggingRequest": True,
-            "supportsMemoryReferences": True,
-            "supportsInvalidatedEvent": False,
-            "locale": "en",
-        }
+        return {**CLIENT_CAPABILITIES, "adapterID": self.adapter_id}
 
     async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
         await self._open()
@@ -235,26 +220,8 @@ class DapBackend(DapFeatures, Backend):
         self.events.on_stopped(stop)
 
     async def _threads_at_breakpoints(self, threads: list[int], but: int) -> list[int]:
-        """The stopped threads (but one) that the stop suspended on a breakpoint's line, its condition true there.
-
-        An adapter that stops every thread at the first hit (pydevd) reports that hit only; the others sit on
-        their breakpoint's line and would run past it when resumed.
-        """
-        async def at_breakpoint(thread_id: int) -> bool:
-            try:
-                frames, _ = await self.stack(thread_id, 0, 1)
-                bp_ids = self._breakpoints_at(frames[0]) if frames else []
-                if not bp_ids or bp_ids[0] not in self._stopping:
-                    return False
-                condition = self._stopping[bp_ids[0]]
-                return not condition or (await self.evaluate(f"bool({condition})", frames[0].id, "watch")
-                                         ).value == "True"
-            except RelayError:
-                return False
-
-        others = [t for t in threads if t != but]
-        found = await asyncio.gather(*(at_breakpoint(t) for t in others))
-        return [t for t, hit in zip(others, found, strict=True) if hit]
+        """Other threads the stop suspended on a breakpoint; an adapter that reports each hit itself has none."""
+        return []
 
     async def _exception_info(self, thread_id: int, body: wire.StoppedEvent) -> ExceptionInfo:
         if not self.capabilities.get("supportsExceptionInfoRequest"):
@@ -437,7 +404,7 @@ class DapBackend(DapFeatures, Backend):
         try:
             answer: wire.EvaluateResponse = await self.request("evaluate", args)
         except DapRequestError as exc:
-            raise RelayError("invalid_request", f"{expression!r} failed in the target: {_last_line(exc.message)}",
+            raise RelayError("invalid_request", f"{expression!r} failed in the target: {wire.error_line(exc.message)}",
                              "Fix the expression; it runs in the selected frame of the target.",
                              {"command": "evaluate", "adapter_message": exc.message}) from None
         return self._known(wire.variable(expression, answer["result"], answer, expression), frame_id)

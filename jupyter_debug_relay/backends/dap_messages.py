@@ -319,3 +319,10 @@ def exception_info(info: ExceptionInfoResponse) -> ExceptionInfo:
 
 def stop_description(body: StoppedEvent) -> str:
     return body.get("description") or body.get("text") or ""
+
+
+def error_line(message: str) -> str:
+    """The line that says what went wrong: a compiler-style ``error:`` line (lldb, gdb), else a traceback's last."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    return errors[0] if errors else lines[-1] if lines else message

@@ -190,6 +190,28 @@ class DebugpyBackend(DapBackend):
                               details={"address": self.target})
         return super().start_failed(exc)
 
+    async def _threads_at_breakpoints(self, threads: list[int], but: int) -> list[int]:
+        """The stopped threads (but one) that the stop suspended on a breakpoint's line, its condition true there.
+
+        pydevd stops every thread at the first hit and reports that hit only; the others sit on their
+        breakpoint's line and would run past it when resumed.
+        """
+        async def at_breakpoint(thread_id: int) -> bool:
+            try:
+                frames, _ = await self.stack(thread_id, 0, 1)
+                bp_ids = self._breakpoints_at(frames[0]) if frames else []
+                if not bp_ids or bp_ids[0] not in self._stopping:
+                    return False
+                condition = self._stopping[bp_ids[0]]
+                return not condition or (await self.evaluate(f"bool({condition})", frames[0].id, "watch")
+                                         ).value == "True"
+            except RelayError:
+                return False
+
+        others = [t for t in threads if t != but]
+        found = await asyncio.gather(*(at_breakpoint(t) for t in others))
+        return [t for t, hit in zip(others, found, strict=True) if hit]
+
     def check_condition(self, bp: Breakpoint) -> None:
         """Python targets: a condition must compile as a Python expression (``invalid_condition``)."""
         if bp.condition:

@@ -1,17 +1,11 @@
 """The EZ backend: `ez debugserver PROGRAM.ez`, line-delimited JSON over its stdio.
 
-EZ commands carry no ids and are answered by events, in order; so each command
-sent waits in a queue for the first event of its answer's name (or an ``error``)
-and a command that timed out keeps its place, so that its late answer is dropped
-rather than taken for the next one. The real `ez debugserver` (SchoolyB/EZ) is
-looser than its protocol document, and this copes (docs/backends.md lists each):
-it runs at once and holds at its second statement (that hold is the entry stop;
-``start`` would step on), names every breakpoint 1 (stops are matched by line),
-takes any line (we move a breakpoint to the next statement ourselves), lists call
-sites only (we put the stopped place first), keeps no variables for ``main``,
-cannot evaluate, prints raw lines among the JSON, exits with no ``exited``, says
-"Parse errors in file" with no line (``ez check`` names it), and does not end
-after ``terminate`` (we end it).
+Commands carry no ids and are answered in order (``linejson.PendingAnswers``); a command that timed out
+keeps its place, so its late answer is dropped rather than taken for the next one. The real `ez
+debugserver` is looser than its protocol document; docs/backends.md lists each difference and what this
+backend does about it (entry stop at its hold, stops matched by line, breakpoints moved to statements,
+the stopped place put first in the stack, ``ez check`` for the line of a parse error, the end after
+``terminate`` ours).
 """
 
 from __future__ import annotations
@@ -19,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -31,31 +24,15 @@ from ..protocols.timeouts import clamp_timeout
 from ..transports import process
 from ..transports.streams import forward_text
 from . import ez_messages as wire
+from . import ez_program as program_text
 from .base import Backend, BackendEvents
 
 T = TypeVar("T")
 THREAD_ID = 1  # an EZ program has one thread
-RESUME_COMMANDS = {"continue": "continue", "next": "stepOver", "stepIn": "stepInto", "stepOut": "stepOut"}
-STOP_REASONS = ("entry", "step", "breakpoint")
-CAPABILITIES = {
-    "supportsConditionalBreakpoints": False,
-    "supportsHitConditionalBreakpoints": False,
-    "supportsLogPoints": False,
-    "supportsFunctionBreakpoints": False,
-    "supportsSetVariable": False,
-    "supportsCompletionsRequest": False,
-    "supportsTerminateRequest": True,
-}
-
 ENTRY_GRACE = 1.0  # how long a peer may take to show it runs loose (the real EZ does within milliseconds)
 NOT_PARSED = ("Parse errors in file", "Type check errors in file")  # all the real EZ says of a bad program
 NOT_IMPLEMENTED = "not yet implemented"
 CALL_SITE_NAMES = ("", "<function>")  # what the real EZ names every frame
-DECLARATION = re.compile(r"\s*do\s+([A-Za-z_]\w*)\s*\(")
-NOT_STATEMENTS = ("}", "import ", "using ", "do ", "//")
-STRINGS = re.compile(r'"(?:\\.|[^"\\])*"')
-CHECK_ERROR = re.compile(r"error(?:\[\w+\])?: (?P<message>.+)\n\s*--> (?P<path>.+?):(?P<line>\d+):(?P<column>\d+)")
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 NO_LOCALS = Variable(
     name="(note)", type="",
     value="EZ's debugserver keeps no variables for main or top-level code; step into a function to see its own.",
@@ -64,39 +41,6 @@ NO_LOCALS = Variable(
 
 def _message(data: dict[str, Any]) -> str:
     return data.get("message") or "unknown error"
-
-
-class ProgramText:
-    """What the relay reads from an EZ program's text: the lines that hold statements, and the functions' lines."""
-
-    def __init__(self, source: str) -> None:
-        self.statements: list[int] = []
-        self.functions: list[tuple[str, int, int]] = []  # name, first line, last line
-        open_functions: list[tuple[str, int, int]] = []  # name, first line, depth it opened at
-        depth, in_comment = 0, False
-        for number, raw in enumerate(source.splitlines(), 1):
-            text = raw.strip()
-            if in_comment or text.startswith("/*"):
-                in_comment = "*/" not in text
-                continue
-            if text and not text.startswith(NOT_STATEMENTS):
-                self.statements.append(number)
-            if (match := DECLARATION.match(raw)) is not None:
-                open_functions.append((match[1], number, depth))
-            code = STRINGS.sub('""', text).split("//")[0]
-            depth += code.count("{") - code.count("}")
-            while open_functions and depth <= open_functions[-1][2]:
-                name, first, _ = open_functions.pop()
-                self.functions.append((name, first, number))
-
-    def function_at(self, line: int) -> str:
-        """The name of the innermost function whose text holds ``line``."""
-        holding = [(first, name) for name, first, last in self.functions if first <= line <= last]
-        return max(holding)[1] if holding else "(top level)"
-
-    def statement_from(self, line: int) -> int | None:
-        """``line`` if it holds a statement, else the next line that does (None: none follows)."""
-        return next((n for n in self.statements if n >= line), None)
 
 
 class EzBackend(Backend):
@@ -120,7 +64,7 @@ class EzBackend(Backend):
         self.workdir = os.path.abspath(cwd) if cwd else os.getcwd()
         self.request_timeout = clamp_timeout(request_timeout)
         self.target = program
-        self.capabilities = dict(CAPABILITIES)
+        self.capabilities = dict(wire.CAPABILITIES)
         self._proc: asyncio.subprocess.Process | None = None
         self._stdout_task: asyncio.Task[None] | None = None
         self._stderr_task: asyncio.Task[None] | None = None
@@ -136,7 +80,7 @@ class EzBackend(Backend):
         self._early: list[wire.Stopped] = []  # the stops kept
         self._early_seen = asyncio.Event()
         self._passed: set[tuple[str, int]] = set()  # lines the program ran before it could be stopped
-        self._texts: dict[str, ProgramText | None] = {}
+        self._texts = program_text.ProgramTexts()
         self._envless: int | None = None  # the frame EZ keeps no variables for, once the stack is known
         self._set_lines: dict[str, dict[int, int]] = {}  # path -> requested line -> line the peer set
         self._hits: dict[str, dict[int, list[int]]] = {}  # path -> line the peer set -> the relay's ids
@@ -173,7 +117,8 @@ class EzBackend(Backend):
         except BaseException as exc:
             await self.close()
             if isinstance(exc, RelayError) and exc.code == "target_exited" and self._last_words in NOT_PARSED:
-                raise await self._syntax_error(program) from None
+                raise await program_text.syntax_error(self.ez, program, self.cwd, self.request_timeout,
+                                                      self._last_words) from None
             raise
         if loose:
             self._holding_back = False
@@ -201,26 +146,6 @@ class EzBackend(Backend):
             if frame is not None and frame.path is not None:
                 self._passed.add((frame.path, frame.line))
         return True
-
-    async def _syntax_error(self, program: str) -> RelayError:
-        """The error of a program EZ would not run: `ez check` names its line, which the debugserver does not."""
-        checker = await process.spawn([self.ez, "check", program], cwd=self.cwd, what="ez check")
-        try:
-            out, err = await asyncio.wait_for(checker.communicate(), self.request_timeout)
-        except asyncio.TimeoutError:
-            out = err = b""
-        finally:
-            await process.reap(checker)
-        text = ANSI.sub("", (out + err).decode(errors="replace"))
-        match = CHECK_ERROR.search(text)
-        if match is None:
-            return RelayError("syntax_error", f"EZ cannot run {os.path.basename(program)}: {self._last_words}.",
-                              f"Run `ez check {program}` to see where.", {"path": program})
-        line = int(match["line"])
-        return RelayError(
-            "syntax_error", f"EZ cannot run {os.path.basename(program)}: {match['message']} (line {line}).",
-            details={"path": program, "line": line, "column": int(match["column"])},
-        )
 
     # -- the wire -----------------------------------------------------------------------------
 
@@ -356,7 +281,7 @@ class EzBackend(Backend):
             ran = ", ".join(str(line) for _, line in sorted(self._passed))
             where += f" (EZ ran line {ran} before it could be stopped)"
         self.events.on_stopped(StopInfo(
-            reason=reason if reason in STOP_REASONS else "pause",
+            reason=reason if reason in wire.STOP_REASONS else "pause",
             thread_id=THREAD_ID,
             frame=frame,
             breakpoint_ids=ids,
@@ -465,7 +390,7 @@ class EzBackend(Backend):
         if extras:
             return BreakpointResult(False, requested, f"EZ breakpoints cannot have {' or '.join(extras)}; "
                                                       "remove it to stop on every pass.", refused=True)
-        text = self._text(path)
+        text = self._texts.get(path)
         target = requested if text is None else text.statement_from(requested)
         if target is None:
             return BreakpointResult(False, requested, f"Line {requested} of {os.path.basename(path)} holds no "
@@ -492,24 +417,13 @@ class EzBackend(Backend):
                    "first statement instead.")
         return [BreakpointResult(False, None, message, refused=True) for _ in bps]
 
-    def _text(self, path: str) -> ProgramText | None:
-        """The program text at ``path`` (read once), or None when it cannot be read."""
-        if path not in self._texts:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    self._texts[path] = ProgramText(f.read())
-            except OSError:
-                self._texts[path] = None
-        return self._texts[path]
-
     def _function_at(self, frame: Frame) -> str:
-        text = self._text(frame.path) if frame.path else None
-        return text.function_at(frame.line) if text is not None else "?"
+        return self._texts.function_at(frame.path, frame.line) if frame.path else "?"
 
     # -- execution and inspection -------------------------------------------------------------
 
     async def resume(self, action: str, thread_id: int | None) -> None:
-        command = RESUME_COMMANDS[action]
+        command = wire.RESUME_COMMANDS[action]
         self._paused, self._envless = False, None
         await self._within(self._send(command, {}), command)
 

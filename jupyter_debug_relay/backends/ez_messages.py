@@ -83,3 +83,16 @@ EVENTS = shapes("event", {
     "stopped": Stopped, "output": Output, "error": Error, "exited": Exited, "breakpointSet": BreakpointSet,
     "stackTrace": StackTrace, "variables": Variables, "evaluateResult": EvaluateResult,
 })
+
+# The protocol's vocabulary: the commands that resume, the stop reasons it sends, what it can do.
+RESUME_COMMANDS = {"continue": "continue", "next": "stepOver", "stepIn": "stepInto", "stepOut": "stepOut"}
+STOP_REASONS = ("entry", "step", "breakpoint")
+CAPABILITIES = {
+    "supportsConditionalBreakpoints": False,
+    "supportsHitConditionalBreakpoints": False,
+    "supportsLogPoints": False,
+    "supportsFunctionBreakpoints": False,
+    "supportsSetVariable": False,
+    "supportsCompletionsRequest": False,
+    "supportsTerminateRequest": True,
+}

@@ -12,12 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import RelayError
+from ..handles import SessionHandle
 from ..model import StopInfo, Variable
 from ..operations import OPERATIONS, parse
 from ..pull import DEFAULT_MAX_BYTES, pull
-from ..relay import Relay, SessionHandle
+from ..relay import Relay
 from ..text import short_path
-from .grammar import HELP, Command, parse_session_line, usage, word_help
+from .grammar import Command, parse_session_line, usage
+from .help import HELP, word_help
 from .parsing import BpCommand, parse_bp_line
 from .results import (
     BreakpointsResult,

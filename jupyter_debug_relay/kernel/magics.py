@@ -10,7 +10,8 @@ from IPython.core.completer import SimpleCompletion, context_matcher
 from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
 
 from .commands import Commands
-from .grammar import HELP, SESSION_COMMANDS, options
+from .grammar import SESSION_COMMANDS, options
+from .help import HELP
 from .parsing import BP_COMMANDS
 
 MAGIC_NAMES = ("debug_session", "dbg", "bp")

@@ -13,8 +13,9 @@ from traitlets import Int, Unicode
 
 from ..errors import RelayError
 from ..events import Event
+from ..handles import SessionHandle
 from ..model import Frame, Thread
-from ..relay import Relay, SessionHandle
+from ..relay import Relay
 from .breakpoints import BreakpointList
 from .evaluate import EvaluateBox
 from .flows import FlowsView

@@ -1,0 +1,68 @@
+"""The magics' help: usage lines and the ``%debug_session help`` page, generated from the declarations."""
+
+from __future__ import annotations
+
+from ..errors import RelayError
+from .grammar import MAGICS, PREFIX, SESSION_COMMANDS, Magic, args_of, usage, usage_parts
+
+
+def _wrapped(magic: Magic, width: int = 110) -> str:
+    indent = " " * (len(PREFIX) + len(magic.word) + 4)
+    lines = ["  " + " ".join(usage_parts(magic)[:2])]
+    for part in usage_parts(magic)[2:]:
+        if len(lines[-1]) + 1 + len(part) > width:
+            lines.append(indent[:-1])
+        lines[-1] += " " + part
+    return "\n".join(lines) + f"\n      {magic.text}"
+
+
+BP_HELP = """\
+%bp FILE:LINE [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]
+%bp func NAME [if CONDITION]
+%bp exceptions raised|uncaught|none
+%bp condition-errors stop|run                         (whether a failing condition stops)
+%bp stage FLOW STAGE [rule N] [if CONDITION]          (Mycel)
+%bp list | rm ID... | clear [FILE] | disable ID | enable ID"""
+
+EXAMPLES = """\
+Examples:
+  %bp app.py:12 if order["total"] == 0
+  %bp app.py:15 hit >=2
+  %bp app.py:20 log total is {total}
+  %debug_session launch "my app.py" --input data.csv
+  %debug_session launch --name tests -m pytest -x tests/test_a.py::test_one
+  %debug_session next
+  %debug_session vars totals
+  %debug_session eval sum(totals.values())
+  %debug_session pull df --as frame"""
+
+
+def build_help() -> str:
+    """The whole ``%debug_session help``: every word's grammar and summary by group, then ``%bp``."""
+    out = [f"{PREFIX} (alias %dbg) — debug another program from this kernel."]
+    groups: dict[str, list[Magic]] = {}
+    for magic in MAGICS.values():
+        groups.setdefault(magic.group, []).append(magic)
+    for group, magics in groups.items():
+        out.append(f"\n{group}:")
+        out += [_wrapped(m) for m in magics]
+    out.append("\nEvery command takes --session NAME to address another session than the current one.\n")
+    out += [BP_HELP, "", EXAMPLES]
+    return "\n".join(out) + "\n"
+
+
+def word_help(word: str) -> str:
+    """``help WORD``: the grammar, the summary and every option with what it means and its default."""
+    magic = MAGICS.get(word)
+    if magic is None:
+        raise RelayError("invalid_request", f"Unknown command {word!r}.", "Commands: " + ", ".join(SESSION_COMMANDS))
+    lines = [usage(magic), f"  {magic.text}"]
+    for arg in args_of(magic):
+        name = arg.usage().strip("[]").replace("]...", "")
+        about = arg.help or ("a session id (s1) or name; default: the current one" if arg.dest == "session" else "")
+        default = f" (default {arg.default})" if arg.default not in (None, False, True) else ""
+        lines.append(f"  {name:<28} {about}{default}".rstrip())
+    return "\n".join(lines)
+
+
+HELP = build_help()
