@@ -119,19 +119,28 @@ def measure_steps(n: int, folder: str) -> dict:
             t = time.perf_counter()
             bench.cell("pass")
             empties.append(ms(time.perf_counter() - t))
-        comms = []
-        for _ in range(n):
+        comms, echoes = [], []
+        for _ in range(n):  # interleaved: an echo (status, answered at once), then a step until its stop
+            t = time.perf_counter()
+            bench.request("status")
+            bench.next_comm("response")
+            echoes.append(ms(time.perf_counter() - t))
             t = time.perf_counter()
             bench.request("next")
             bench.wait_event("stopped")
             comms.append(ms(time.perf_counter() - t))
+        inside = float(bench.cell(  # the step itself, timed inside the kernel: what the comm adds is the rest
+            f"import time as _t, statistics as _st\n_d = []\nfor _ in range({n}):\n    _a = _t.perf_counter()\n"
+            "    _s.next()\n    _d.append((_t.perf_counter() - _a) * 1000)\n_st.median(_d)"))
         bench.cell("%debug_session stop")
     finally:
         bench.close()
     return {"magic_next_ms": statistics.median(magics), "magic_next_p95_ms": p95(magics),
             "api_next_ms": statistics.median(apis), "empty_cell_ms": statistics.median(empties),
             "magic_over_api_ms": statistics.median([m - a for m, a in zip(magics, apis, strict=True)]),
-            "comm_next_ms": statistics.median(comms), "comm_next_p95_ms": p95(comms)}
+            "comm_next_ms": statistics.median(comms), "comm_next_p95_ms": p95(comms),
+            "comm_echo_ms": statistics.median(echoes), "step_in_kernel_ms": inside,
+            "comm_over_echo_and_step_ms": statistics.median(comms) - statistics.median(echoes) - inside}
 
 
 def measure_flood(seconds: float, folder: str) -> dict:
@@ -206,6 +215,9 @@ def main() -> None:
     row("the magic over s.next(), same run", steps["magic_over_api_ms"], "<= 1")
     row("comm request next -> stopped event", steps["comm_next_ms"], "<= 10", step_anchor)
     row("  p95", steps["comm_next_p95_ms"], "")
+    row("comm echo (status request), same run", steps["comm_echo_ms"], "")
+    row("s.next() timed inside the kernel", steps["step_in_kernel_ms"], "")
+    row("comm next over echo + step, same run", steps["comm_over_echo_and_step_ms"], "<= 1")
     print(f"{'comm output events delivered per second':<42}{flood['events_per_s']:>10.0f}{'>= 5000':>10}")
     print(f"{'  target lines delivered per second':<42}{flood['lines_per_s']:>10.0f}")
     print(f"{'  comm messages per second':<42}{flood['messages_per_s']:>10.0f}")
