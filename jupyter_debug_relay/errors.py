@@ -19,6 +19,7 @@ HINTS: dict[str, str] = {
     "unsupported": "This backend cannot do that; see docs/backends.md for what each supports.",
     "invalid_request": "Check the command and its arguments against the documentation.",
     "protocol_error": "The peer sent something that breaks its protocol; the session cannot trust it.",
+    "evaluation_failed": "Fix the expression; it runs in the selected frame of the target.",
 }
 
 

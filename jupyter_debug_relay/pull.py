@@ -59,15 +59,12 @@ def _pull_encoded(session: SessionHandle, expression: str, frame_id: int | None,
             frame_id,
         )
         if not answer.isdigit():  # debugpy answers a failed clipboard evaluation with the exception's repr
-            raise RelayError("invalid_request", answer)
+            raise RelayError("evaluation_failed", answer)
         size = int(answer)
     except RelayError as exc:
-        if exc.code != "invalid_request":
+        if exc.code != "evaluation_failed":
             raise
-        raise RelayError(
-            "invalid_request", f"Cannot pull {expression!r} from the target: {exc.message}",
-            "Fix the expression; it runs in the selected frame of the target.",
-        ) from None
+        raise RelayError("evaluation_failed", f"Cannot pull {expression!r} from the target: {exc.message}") from None
     try:
         if size > max_bytes:
             raise RelayError(

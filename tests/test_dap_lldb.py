@@ -64,7 +64,7 @@ def test_breakpoint_stack_locals_step_evaluate_output_and_exit_code(relay, squar
     assert session.evaluate("n + 41", context="watch").value == "42"
     with pytest.raises(RelayError) as wrong:
         session.evaluate("no_such_name + 1")
-    assert wrong.value.code == "invalid_request" and "undeclared identifier 'no_such_name'" in wrong.value.message
+    assert wrong.value.code == "evaluation_failed" and "undeclared identifier 'no_such_name'" in wrong.value.message
     relay.breakpoints.clear()
     with pytest.raises(RelayError) as ended:
         session.continue_(timeout=15)

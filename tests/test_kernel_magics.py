@@ -316,9 +316,11 @@ def test_attach_by_port_from_a_magic_and_detach_leaves_it_running(kernel, write)
 
 def test_a_failing_expression_is_one_line_naming_the_exception(kernel, paused):
     assert kernel.magic("%dbg eval 1/0").text == (
-        "error invalid_request: '1/0' failed in the target: ZeroDivisionError: division by zero "
+        "error evaluation_failed: '1/0' failed in the target: ZeroDivisionError: division by zero "
         "Hint: Fix the expression; it runs in the selected frame of the target.")
-    assert kernel.magic("%dbg eval 1 +").text.startswith("error invalid_request: '1 +' failed in the target: "
+    details = kernel.magic("_r = %dbg eval 1/0\nprint(_r.error.details['type'], '|', _r.error.details['message'])")
+    assert details.streams.strip() == "ZeroDivisionError | division by zero"  # an agent reads them apart
+    assert kernel.magic("%dbg eval 1 +").text.startswith("error evaluation_failed: '1 +' failed in the target: "
                                                          "SyntaxError")
     assert kernel.magic("%dbg eval total").text == "0"  # the session is unharmed
     kernel.magic("%dbg stop")
@@ -332,7 +334,7 @@ def test_the_panel_magic_shows_a_live_widget(kernel, paused):
 
 def test_pulling_a_missing_name_and_detaching_a_launched_target_say_why(kernel, paused):
     cell = kernel.magic("%dbg pull nosuch")
-    assert cell.text.startswith("error invalid_request: Cannot pull 'nosuch' from the target: ") and \
+    assert cell.text.startswith("error evaluation_failed: Cannot pull 'nosuch' from the target: ") and \
         "name 'nosuch' is not defined" in cell.text, cell.text
     cell = kernel.magic("%dbg detach")
     assert cell.text.startswith("error unsupported: A launched target belongs to its session"), cell.text

@@ -162,7 +162,7 @@ def test_stage_breakpoint_stop_frame_scopes_and_evaluate(peer):
         ).value == '"long"'
         with pytest.raises(RelayError) as bad:
             await backend.evaluate("input.nope", frame.id, "repl")
-        assert bad.value.code == "invalid_request" and "no such key" in bad.value.message
+        assert bad.value.code == "evaluation_failed" and "no such key" in bad.value.message
         with pytest.raises(RelayError) as python:
             await backend.evaluate('__import__("os").getcwd()', frame.id, "repl")
         assert "undeclared function" in python.value.message
@@ -546,7 +546,7 @@ def test_a_broken_peer_fails_the_request_and_is_lost(peer, fault, code, text):
         (-32000, "session not found", "not_running", "session.reconnect()"),
         (-32001, "thread not found: t1", "invalid_request", "threads()"),
         (-32002, "flow not found", "invalid_request", "inspect('flows')"),
-        (-32003, "eval error: no such key", "invalid_request", "CEL expression"),
+        (-32003, "eval error: no such key", "evaluation_failed", "CEL expression"),
         (-1, "something new", "invalid_request", "its message says why"),
     ],
 )

@@ -404,9 +404,7 @@ class DapBackend(DapFeatures, Backend):
         try:
             answer: wire.EvaluateResponse = await self.request("evaluate", args)
         except DapRequestError as exc:
-            raise RelayError("invalid_request", f"{expression!r} failed in the target: {wire.error_line(exc.message)}",
-                             "Fix the expression; it runs in the selected frame of the target.",
-                             {"command": "evaluate", "adapter_message": exc.message}) from None
+            raise wire.evaluation_failed(expression, exc.message) from None
         return self._known(wire.variable(expression, answer["result"], answer, expression), frame_id)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:

@@ -6,11 +6,13 @@ objects passed on whole). ``EVENTS``, ``RESPONSES`` and ``REVERSE`` map a name t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import with_config
 from typing_extensions import NotRequired, TypedDict
 
+from ..errors import RelayError
 from ..model import BreakpointResult, ExceptionInfo, Frame, Scope, Thread, Variable
 from .messages import OPEN, STRICT, shapes
 
@@ -326,3 +328,12 @@ def error_line(message: str) -> str:
     lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("error:")]
     return errors[0] if errors else lines[-1] if lines else message
+
+
+def evaluation_failed(expression: str, adapter_message: str) -> RelayError:
+    """``evaluation_failed`` for an expression that raised in the target: its exception's type and message."""
+    line = error_line(adapter_message)
+    named = re.match(r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)): ?(.*)$", line)
+    details = {"command": "evaluate", "adapter_message": adapter_message,
+               "type": named[1] if named else "", "message": named[2] if named else line}
+    return RelayError("evaluation_failed", f"{expression!r} failed in the target: {line}", details=details)

@@ -36,7 +36,7 @@ MYCEL_ERRORS = {
     ErrorCode.THREAD_NOT_FOUND: ("invalid_request",
                                  "That Mycel thread has ended or never existed; list threads with threads()."),
     ErrorCode.FLOW_NOT_FOUND: ("invalid_request", "There is no such flow; list them with inspect('flows')."),
-    ErrorCode.EVAL_ERROR: ("invalid_request", "Check the CEL expression: its variables, functions and quotes."),
+    ErrorCode.EVAL_ERROR: ("evaluation_failed", "Check the CEL expression: its variables, functions and quotes."),
 }
 
 
