@@ -72,7 +72,7 @@ def test_breakpoint_inspect_evaluate_step_continue_and_exit_code(relay, write):
     assert session.evaluate("x * factor + 1").value == "7"
     with pytest.raises(RelayError) as info:
         session.evaluate("undefined_name")
-    assert info.value.code == "invalid_request" and "undefined_name" in info.value.message
+    assert info.value.code == "evaluation_failed" and "undefined_name" in info.value.message
     stop = session.next()
     assert stop.reason == "step" and stop.frame.line == bp.line + 1
     assert session.evaluate("y").value == "6"

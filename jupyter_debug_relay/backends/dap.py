@@ -404,6 +404,8 @@ class DapBackend(DapFeatures, Backend):
         try:
             answer: wire.EvaluateResponse = await self.request("evaluate", args)
         except DapRequestError as exc:
+            if exc.body.get("oversized"):  # the value is fine; it is too big for one message
+                raise RelayError("invalid_request", exc.message, "Ask for a part of the value.") from None
             raise wire.evaluation_failed(expression, exc.message) from None
         return self._known(wire.variable(expression, answer["result"], answer, expression), frame_id)
 

@@ -108,6 +108,7 @@ async def _skip_oversized(reader: asyncio.StreamReader, length: int) -> dict[str
         raise _frame_error(f"a body of {length:,} bytes is over the {MAX_BODY:,}-byte cap")
     name = command.group(1).decode() if command else "the request"
     return {"type": "response", "request_seq": int(seq.group(1)), "success": False, "command": name,
+            "body": {"oversized": length},
             "message": f"The answer to {name} is {length:,} bytes, over the {MAX_BODY:,}-byte cap of one message; "
                        "ask for a part of the value (a slice, a head, a length)."}
 
