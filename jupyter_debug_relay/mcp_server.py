@@ -16,49 +16,12 @@ from .operations import OPERATIONS, Operation
 from .server import calls
 from .server.routes import STARTS, request_model, start_options
 
-# When a model should reach for each tool; what it does and returns come from the operations table.
-WHEN: dict[str, str] = {
-    "sessions": "Use it to find the session ids to pass as `session`.",
-    "status": "Use it to poll a running session or to see where a paused one stopped.",
-    "create": "Use it only to reserve a session (and its idle timeout) before starting a target in it.",
-    "launch": "Use it first: set breakpoints, then launch; it waits for the first stop or the end.",
-    "attach": "Use it for a process already running under `python -m debugpy --listen PORT`, or by pid.",
-    "connect": "Use it for a Mycel service (kind mycel), an EZ program (kind ez) or another DAP adapter (kind dap).",
-    "continue": "Use it to run on to the next breakpoint or to the end.",
-    "next": "Use it to execute the current line and stop at the next one in the same function.",
-    "step_in": "Use it to follow the call on the current line into the called function.",
-    "step_out": "Use it to finish the current function and stop in its caller.",
-    "pause": "Use it on a running target that seems stuck (a loop, a wait) to see where it is.",
-    "wait": "Use it after a call answered state running, to wait again for the stop or the end.",
-    "threads": "Use it on multi-threaded targets to pick a thread_id.",
-    "stack": "Use it when paused to see how the target got here; frame ids feed scopes and evaluate.",
-    "scopes": "Use it when paused to get the refs of a frame's locals and globals, then call variables.",
-    "variables": "Use it with a ref from scopes (or a variable's ref) to page through values lazily.",
-    "evaluate": "Use it when paused to read any expression in the stopped frame (or frame_id).",
-    "set_variable": "Use it when paused to try a fix in place: a new value for a variable.",
-    "completions": "Use it to discover names available in the stopped frame.",
-    "source": "Use it to read the code around the stop when you do not have the file.",
-    "output": "Use it to read what the target printed; pass the returned cursor as since next time.",
-    "input": "Use it when the target waits on stdin (input()); end lines with a newline.",
-    "terminate": "Use it when done: it kills the target and ends the session.",
-    "detach": "Use it to leave an attached process running and stop debugging it.",
-    "restart": "Use it after editing the target's code to run it again with the same options.",
-    "reconnect": "Use it when a Mycel session's connection dropped.",
-    "breakpoints": "Use it to see which breakpoints exist and whether they are verified.",
-    "add_breakpoint": "Use it before launch (or while running) to stop at a line; condition makes it conditional.",
-    "remove_breakpoint": "Use it with a breakpoint id from add_breakpoint or breakpoints.",
-    "update_breakpoint": "Use it to switch a breakpoint off (enabled false) without losing it.",
-    "set_exceptions": "Use it to stop where an exception is raised (raised) or only when none catches it.",
-    "condition_errors": "Use it when a conditional breakpoint's condition fails (NameError, TypeError): stop there "
-                        "(true, the default) or let the target run on (false).",
-}
-
 
 def describe(op: Operation) -> str:
     """A tool description for a model: what it does, when to use it, what comes back, what can go wrong."""
     returns = ", ".join(op.returns) or "nothing"
     errors = f" Errors: {', '.join(op.errors)}." if op.errors else ""
-    return f"{op.summary} {WHEN[op.name]} Returns: {returns}.{errors}"
+    return f"{op.summary} {op.when} Returns: {returns}.{errors}"
 
 
 def input_schema(op: Operation) -> dict[str, Any]:

@@ -57,12 +57,16 @@ class Operation:
     capability: str | None = None
     aliases: dict[str, dict[str, Any]] = field(default_factory=dict)  # comm v1 name -> its own defaults
     budget: Callable[[Any, float], float] = lambda p, request_timeout: request_timeout
+    when: str = ""  # when a model (an MCP client) should reach for it
+    http: tuple[str, ...] = ()  # its HTTP endpoints, "METHOD /path" with the operation's fields in braces
+    example: dict[str, Any] | None = None  # a request body for the OpenAPI document
 
     @property
     def takes_session(self) -> bool:
         return issubclass(self.params, P.SessionParams)
 
 
+S = "/sessions/{session}"  # the HTTP path of one session
 SESSION_ERRORS = ("session_not_found", "invalid_request")
 PAUSED_ERRORS = (*SESSION_ERRORS, "not_paused", "target_exited", "timeout", "protocol_error")
 
@@ -131,24 +135,21 @@ async def _connect(ctx: Context, p: P.ConnectParams) -> dict[str, Any]:
 
 # -- running ---------------------------------------------------------------------------------------------
 
-def _resume(action: str) -> Run:
-    async def run(ctx: Context, p: P.ResumeParams) -> dict[str, Any]:
+def _moving(move: Callable[[Session, Any], Awaitable[StopInfo | None]]) -> Run:
+    """An operation that sets the target moving (or waits on it) and answers with the state and the stop."""
+    async def run(ctx: Context, p: Any) -> dict[str, Any]:
         session = session_of(ctx, p.session)
-        stop = await session.resume(action, p.thread_id, p.wait, p.timeout)
+        stop = await move(session, p)
         return {"state": session.state, "stop": stop}
     return run
 
 
-async def _pause(ctx: Context, p: P.ResumeParams) -> dict[str, Any]:
-    session = session_of(ctx, p.session)
-    stop = await session.pause(p.thread_id, p.wait, p.timeout)
-    return {"state": session.state, "stop": stop}
+def _resume(action: str) -> Run:
+    return _moving(lambda session, p: session.resume(action, p.thread_id, p.wait, p.timeout))
 
 
-async def _wait(ctx: Context, p: P.WaitParams) -> dict[str, Any]:
-    session = session_of(ctx, p.session)
-    stop = await session.wait_for_stop(p.timeout)
-    return {"state": session.state, "stop": stop}
+_pause = _moving(lambda session, p: session.pause(p.thread_id, p.wait, p.timeout))
+_wait = _moving(lambda session, p: session.wait_for_stop(p.timeout))
 
 
 # -- looking ---------------------------------------------------------------------------------------------
@@ -277,6 +278,12 @@ async def _set_exceptions(ctx: Context, p: P.ExceptionsParams) -> dict[str, Any]
     return {"exceptions": p.mode}
 
 
+async def _condition_errors(ctx: Context, p: P.ConditionErrorsParams) -> dict[str, Any]:
+    ctx.manager.breakpoints.stop_on_condition_error = p.stop
+    await ctx.manager.sync_condition_errors()
+    return {"stop_on_error": p.stop}
+
+
 # -- the table -------------------------------------------------------------------------------------------
 
 _STEP_ALIAS = {"wait": False}  # comm v1: steps answer at once unless asked to wait
@@ -284,63 +291,151 @@ _START_ERRORS = ("invalid_request", "file_not_found", "syntax_error", "adapter_f
                  "timeout")
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
-    Operation("sessions", P.NoParams, _sessions, "List the sessions of this relay.", ("sessions",)),
+    Operation("sessions", P.NoParams, _sessions, "List the sessions of this relay.", ("sessions",),
+              when="Use it to find the session ids to pass as `session`.",
+              http=("GET /sessions",)),
     Operation("status", P.SessionParams, _status, "A session's state, target, stop and exit code.", ("session",),
-              SESSION_ERRORS),
+              SESSION_ERRORS,
+              when="Use it to poll a running session or to see where a paused one stopped.",
+              http=(f"GET {S}",)),
     Operation("launch", P.LaunchParams, _launch, "Start a Python script or module under the debugger.",
-              ("session",), _START_ERRORS, budget=lambda p, t: 60.0),
+              ("session",), _START_ERRORS, budget=lambda p, t: 60.0,
+              when="Use it first: set breakpoints, then launch; it waits for the first stop or the end.",
+              http=(f"POST {S}/launch",),
+              example={"program": "train.py", "args": ["--epochs", "10"], "env": {"CUDA_VISIBLE_DEVICES": "0"},
+                       "timeout": 10}),
     Operation("attach", P.AttachParams, _attach, "Attach to a running Python process by port or pid.",
-              ("session",), _START_ERRORS, budget=lambda p, t: 60.0),
+              ("session",), _START_ERRORS, budget=lambda p, t: 60.0,
+              when="Use it for a process already running under `python -m debugpy --listen PORT`, or by pid.",
+              http=(f"POST {S}/attach",),
+              example={"port": 5678, "timeout": 10}),
     Operation("connect", P.ConnectParams, _connect, "Connect to a Mycel service, an EZ program or a DAP adapter.",
-              ("session",), _START_ERRORS, budget=lambda p, t: 60.0),
+              ("session",), _START_ERRORS, budget=lambda p, t: 60.0,
+              when="Use it for a Mycel service (kind mycel), an EZ program (kind ez) or another DAP adapter (kind "
+                   "dap).",
+              http=(f"POST {S}/connect",),
+              example={"kind": "mycel", "url": "ws://127.0.0.1:9090/debug"}),
     Operation("continue", P.ResumeParams, _resume("continue"), "Run until the next stop or the end.",
-              ("state", "stop"), PAUSED_ERRORS, aliases={"continue": _STEP_ALIAS}, budget=_waits),
+              ("state", "stop"), PAUSED_ERRORS, aliases={"continue": _STEP_ALIAS}, budget=_waits,
+              when="Use it to run on to the next breakpoint or to the end.",
+              http=(f"POST {S}/continue",),
+              example={"timeout": 10}),
     Operation("next", P.ResumeParams, _resume("next"), "Step over one line.", ("state", "stop"), PAUSED_ERRORS,
-              aliases={"next": _STEP_ALIAS}, budget=_waits),
+              aliases={"next": _STEP_ALIAS}, budget=_waits,
+              when="Use it to execute the current line and stop at the next one in the same function.",
+              http=(f"POST {S}/step-over",),
+              example={"timeout": 10}),
     Operation("step_in", P.ResumeParams, _resume("stepIn"), "Step into the call on this line.", ("state", "stop"),
-              PAUSED_ERRORS, aliases={"stepIn": _STEP_ALIAS}, budget=_waits),
+              PAUSED_ERRORS, aliases={"stepIn": _STEP_ALIAS}, budget=_waits,
+              when="Use it to follow the call on the current line into the called function.",
+              http=(f"POST {S}/step-into",),
+              example={}),
     Operation("step_out", P.ResumeParams, _resume("stepOut"), "Run until the current function returns.",
-              ("state", "stop"), PAUSED_ERRORS, aliases={"stepOut": _STEP_ALIAS}, budget=_waits),
+              ("state", "stop"), PAUSED_ERRORS, aliases={"stepOut": _STEP_ALIAS}, budget=_waits,
+              when="Use it to finish the current function and stop in its caller.",
+              http=(f"POST {S}/step-out",),
+              example={}),
     Operation("pause", P.ResumeParams, _pause, "Pause a running target.", ("state", "stop"), PAUSED_ERRORS,
-              aliases={"pause": _STEP_ALIAS}, budget=_waits),
+              aliases={"pause": _STEP_ALIAS}, budget=_waits,
+              when="Use it on a running target that seems stuck (a loop, a wait) to see where it is.",
+              http=(f"POST {S}/pause",),
+              example={}),
     Operation("wait", P.WaitParams, _wait, "Wait for the next stop or the end.", ("state", "stop"), PAUSED_ERRORS,
-              budget=_waits),
-    Operation("threads", P.SessionParams, _threads, "The target's threads.", ("threads",), PAUSED_ERRORS),
+              budget=_waits,
+              when="Use it after a call answered state running, to wait again for the stop or the end.",
+              http=(f"POST {S}/wait",),
+              example={"timeout": 30}),
+    Operation("threads", P.SessionParams, _threads, "The target's threads.", ("threads",), PAUSED_ERRORS,
+              when="Use it on multi-threaded targets to pick a thread_id.",
+              http=(f"GET {S}/threads",)),
     Operation("stack", P.StackParams, _stack, "The call stack of a stopped thread.", ("frames", "total"),
-              PAUSED_ERRORS),
-    Operation("scopes", P.FrameParams, _scopes, "The variable scopes of a frame.", ("scopes",), PAUSED_ERRORS),
+              PAUSED_ERRORS,
+              when="Use it when paused to see how the target got here; frame ids feed scopes and evaluate.",
+              http=(f"GET {S}/stacktrace",)),
+    Operation("scopes", P.FrameParams, _scopes, "The variable scopes of a frame.", ("scopes",), PAUSED_ERRORS,
+              when="Use it when paused to get the refs of a frame's locals and globals, then call variables.",
+              http=(f"GET {S}/frames/{{frame_id}}/scopes",)),
     Operation("variables", P.VariablesParams, _variables, "A page of a value's children.", ("items", "start", "total"),
-              PAUSED_ERRORS),
+              PAUSED_ERRORS,
+              when="Use it with a ref from scopes (or a variable's ref) to page through values lazily.",
+              http=(f"GET {S}/variables/{{ref}}",)),
     Operation("evaluate", P.EvaluateParams, _evaluate, "Evaluate an expression in a frame.", ("variable",),
-              (*PAUSED_ERRORS, "evaluation_failed")),
+              (*PAUSED_ERRORS, "evaluation_failed"),
+              when="Use it when paused to read any expression in the stopped frame (or frame_id).",
+              http=(f"POST {S}/evaluate",),
+              example={"expression": "len(items)"}),
     Operation("set_variable", P.SetVariableParams, _set_variable, "Give a variable a new value.", ("variable",),
-              PAUSED_ERRORS, capability="supportsSetVariable", aliases={"setVariable": {}}),
+              PAUSED_ERRORS, capability="supportsSetVariable", aliases={"setVariable": {}},
+              when="Use it when paused to try a fix in place: a new value for a variable.",
+              http=(f"POST {S}/variables/{{ref}}/set",),
+              example={"name": "i", "value": "3"}),
     Operation("completions", P.CompletionsParams, _completions, "Completions of a text in a frame.",
-              ("targets",), PAUSED_ERRORS, capability="supportsCompletionsRequest"),
+              ("targets",), PAUSED_ERRORS, capability="supportsCompletionsRequest",
+              when="Use it to discover names available in the stopped frame.",
+              http=(f"POST {S}/completions",),
+              example={"text": "pri"}),
     Operation("source", P.SessionParams, _source, "The source text of the stopped frame.", ("source",),
-              PAUSED_ERRORS),
+              PAUSED_ERRORS,
+              when="Use it to read the code around the stop when you do not have the file.",
+              http=(f"GET {S}/source",)),
     Operation("output", P.OutputParams, _output, "The target's output from a cursor.",
-              ("chunks", "cursor", "dropped"), SESSION_ERRORS),
-    Operation("input", P.InputParams, _input, "Send text to the target's stdin.", (), SESSION_ERRORS),
+              ("chunks", "cursor", "dropped"), SESSION_ERRORS,
+              when="Use it to read what the target printed; pass the returned cursor as since next time.",
+              http=(f"GET {S}/output",)),
+    Operation("input", P.InputParams, _input, "Send text to the target's stdin.", (), SESSION_ERRORS,
+              when="Use it when the target waits on stdin (input()); end lines with a newline.",
+              http=(f"POST {S}/input",),
+              example={"text": "yes\n"}),
     Operation("terminate", P.SessionParams, _terminate, "Stop the target and end the session.",
-              ("state", "exit_code"), SESSION_ERRORS, budget=lambda p, t: 15.0),
+              ("state", "exit_code"), SESSION_ERRORS, budget=lambda p, t: 15.0,
+              when="Use it when done: it kills the target and ends the session.",
+              http=(f"DELETE {S}", f"POST {S}/terminate"),
+              example={}),
     Operation("detach", P.SessionParams, _detach, "Leave the target running and end the session.", ("state",),
-              SESSION_ERRORS, budget=lambda p, t: 10.0),
+              SESSION_ERRORS, budget=lambda p, t: 10.0,
+              when="Use it to leave an attached process running and stop debugging it.",
+              http=(f"POST {S}/detach",),
+              example={}),
     Operation("restart", P.SessionParams, _restart, "Start the target again with the same options.", ("state",),
-              _START_ERRORS, budget=lambda p, t: 60.0),
+              _START_ERRORS, budget=lambda p, t: 60.0,
+              when="Use it after editing the target's code to run it again with the same options.",
+              http=(f"POST {S}/restart",),
+              example={}),
     Operation("reconnect", P.SessionParams, _reconnect, "Open a Mycel session's dropped socket again.", ("state",),
-              (*SESSION_ERRORS, "connection_failed", "unsupported"), budget=lambda p, t: 60.0),
+              (*SESSION_ERRORS, "connection_failed", "unsupported"), budget=lambda p, t: 60.0,
+              when="Use it when a Mycel session's connection dropped.",
+              http=(f"POST {S}/reconnect",),
+              example={}),
     Operation("breakpoints", P.NoParams, _breakpoints, "The relay's breakpoints and exception mode.",
-              ("breakpoints", "exceptions")),
+              ("breakpoints", "exceptions"),
+              when="Use it to see which breakpoints exist and whether they are verified.",
+              http=(f"GET {S}/breakpoints",)),
     Operation("add_breakpoint", P.AddBreakpointParams, _add_breakpoint, "Add a line, function or stage breakpoint.",
               ("breakpoint",), ("invalid_request", "file_not_found", "invalid_line", "invalid_condition"),
-              aliases={"setBreakpoint": {}}),
+              aliases={"setBreakpoint": {}},
+              when="Use it before launch (or while running) to stop at a line; condition makes it conditional.",
+              http=(f"POST {S}/breakpoints",),
+              example={"path": "main.py", "line": 3, "condition": "i > 100"}),
     Operation("remove_breakpoint", P.BreakpointIdParams, _remove_breakpoint, "Remove a breakpoint.",
-              ("breakpoint",), ("invalid_request",), aliases={"removeBreakpoint": {}}),
+              ("breakpoint",), ("invalid_request",), aliases={"removeBreakpoint": {}},
+              when="Use it with a breakpoint id from add_breakpoint or breakpoints.",
+              http=(f"DELETE {S}/breakpoints/{{id}}",)),
     Operation("update_breakpoint", P.UpdateBreakpointParams, _update_breakpoint, "Enable or disable a breakpoint.",
-              ("breakpoint",), ("invalid_request",), aliases={"enableBreakpoint": {}}),
+              ("breakpoint",), ("invalid_request",), aliases={"enableBreakpoint": {}},
+              when="Use it to switch a breakpoint off (enabled false) without losing it.",
+              http=(f"PATCH {S}/breakpoints/{{id}}",),
+              example={"enabled": False}),
     Operation("set_exceptions", P.ExceptionsParams, _set_exceptions, "Stop on raised, uncaught or no exceptions.",
-              ("exceptions",), ("invalid_request",)),
+              ("exceptions",), ("invalid_request",),
+              when="Use it to stop where an exception is raised (raised) or only when none catches it.",
+              http=(f"POST {S}/exception-breakpoints",),
+              example={"mode": "uncaught"}),
+    Operation("condition_errors", P.ConditionErrorsParams, _condition_errors,
+              "Whether a breakpoint whose condition fails stops there.", ("stop_on_error",),
+              when="Use it when a conditional breakpoint's condition fails (NameError, TypeError): stop there "
+                   "(true, the default) or let the target run on (false).",
+              http=(f"POST {S}/condition-errors",),
+              example={"stop": False}),
 )}
 
 
@@ -424,7 +519,10 @@ def _into(op: Operation) -> Operation:
 
 OPERATIONS.update({op.name: op for op in (
     Operation("create", P.CreateParams, _create, "Make an empty session to launch, attach or connect in later.",
-              ("session",), ("invalid_request",)),
+              ("session",), ("invalid_request",),
+              when="Use it only to reserve a session (and its idle timeout) before starting a target in it.",
+              http=("POST /sessions",),
+              example={"name": "agent-1", "timeout_minutes": 60}),
     *(_into(OPERATIONS[name]) for name in ("launch", "attach", "connect")),
 )})
 
@@ -437,17 +535,3 @@ RESULT_TYPES: dict[str, Any] = {
     "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool,
 }
 
-
-# -- issue 16 ------------------------------------------------------------------------------------------
-
-
-async def _condition_errors(ctx: Context, p: P.ConditionErrorsParams) -> dict[str, Any]:
-    ctx.manager.breakpoints.stop_on_condition_error = p.stop
-    await ctx.manager.sync_condition_errors()
-    return {"stop_on_error": p.stop}
-
-
-OPERATIONS.update({op.name: op for op in (
-    Operation("condition_errors", P.ConditionErrorsParams, _condition_errors,
-              "Whether a breakpoint whose condition fails stops there.", ("stop_on_error",)),
-)})

@@ -20,20 +20,6 @@ from .routes import ROUTES, Route, _camel
 REF = "#/components/schemas/{model}"
 
 # One request example per operation that takes a body (checked against its model by the tests).
-EXAMPLES: dict[str, dict[str, Any]] = {
-    "create": {"name": "agent-1", "timeout_minutes": 60},
-    "launch": {"program": "train.py", "args": ["--epochs", "10"], "env": {"CUDA_VISIBLE_DEVICES": "0"},
-               "timeout": 10},
-    "attach": {"port": 5678, "timeout": 10},
-    "connect": {"kind": "mycel", "url": "ws://127.0.0.1:9090/debug"},
-    "continue": {"timeout": 10}, "next": {"timeout": 10}, "step_in": {}, "step_out": {}, "pause": {},
-    "wait": {"timeout": 30}, "restart": {}, "detach": {}, "terminate": {}, "reconnect": {},
-    "evaluate": {"expression": "len(items)"}, "set_variable": {"name": "i", "value": "3"},
-    "completions": {"text": "pri"}, "input": {"text": "yes\n"},
-    "add_breakpoint": {"path": "main.py", "line": 3, "condition": "i > 100"},
-    "update_breakpoint": {"enabled": False}, "set_exceptions": {"mode": "uncaught"},
-    "condition_errors": {"stop": False},
-}
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 502, 504)
 
 
@@ -103,7 +89,7 @@ def _operation(route: Route, components: dict[str, Any], errors: dict[str, Any])
     else:
         ref = _schema(components, body, body.__name__)
         spec["requestBody"] = {"required": False, "content": {"application/json": {
-            "schema": ref, "example": EXAMPLES.get(op.name, {})}}}
+            "schema": ref, "example": op.example or {}}}}
     result = result_model(route)
     spec["responses"] = {"200": {"description": "OK", "content": {"application/json": {
         "schema": _schema(components, result, result.__name__)}}}, **errors}

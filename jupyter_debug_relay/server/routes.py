@@ -119,37 +119,7 @@ def _json_or_text(text: str) -> Any:
         return text
 
 
-S = "/sessions/{session}"
-ROUTES: tuple[Route, ...] = (
-    Route("GET", "/sessions", "sessions"),
-    Route("POST", "/sessions", "create"),
-    Route("GET", S, "status"),
-    Route("DELETE", S, "terminate"),
-    *(Route("POST", f"{S}/{name}", name, starts=True) for name in STARTS),
-    Route("POST", f"{S}/continue", "continue"),
-    Route("POST", f"{S}/pause", "pause"),
-    Route("POST", f"{S}/step-over", "next"),
-    Route("POST", f"{S}/step-into", "step_in"),
-    Route("POST", f"{S}/step-out", "step_out"),
-    Route("POST", f"{S}/wait", "wait"),
-    Route("POST", f"{S}/restart", "restart"),
-    Route("POST", f"{S}/detach", "detach"),
-    Route("POST", f"{S}/terminate", "terminate"),
-    Route("POST", f"{S}/reconnect", "reconnect"),
-    Route("GET", f"{S}/threads", "threads"),
-    Route("GET", f"{S}/stacktrace", "stack"),
-    Route("GET", f"{S}/frames/{{frame_id}}/scopes", "scopes"),
-    Route("GET", f"{S}/variables/{{ref}}", "variables"),
-    Route("POST", f"{S}/variables/{{ref}}/set", "set_variable"),
-    Route("POST", f"{S}/evaluate", "evaluate"),
-    Route("POST", f"{S}/completions", "completions"),
-    Route("GET", f"{S}/source", "source"),
-    Route("GET", f"{S}/output", "output"),
-    Route("POST", f"{S}/input", "input"),
-    Route("GET", f"{S}/breakpoints", "breakpoints"),
-    Route("POST", f"{S}/breakpoints", "add_breakpoint"),
-    Route("PATCH", f"{S}/breakpoints/{{id}}", "update_breakpoint"),
-    Route("DELETE", f"{S}/breakpoints/{{id}}", "remove_breakpoint"),
-    Route("POST", f"{S}/exception-breakpoints", "set_exceptions"),
-    Route("POST", f"{S}/condition-errors", "condition_errors"),
+ROUTES: tuple[Route, ...] = tuple(
+    Route(method, path, op.name, starts=op.name in STARTS)
+    for op in OPERATIONS.values() for method, path in (endpoint.split(" ", 1) for endpoint in op.http)
 )
