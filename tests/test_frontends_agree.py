@@ -116,6 +116,9 @@ def same_error(results: list[Any], what: str, code: str) -> None:
 
 
 REACHED: set[str] = set()
+# Operations that need a peer of their own (a Mycel service, ...): each is driven through the three front ends by
+# the test named beside it.
+DRIVEN_ELSEWHERE: dict[str, str] = {}
 
 
 def test_every_operation_answers_the_same_on_every_front_end(three: Three):
@@ -229,7 +232,8 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     states = {i["name"]: i["state"] for i in t.py("[h.info() for h in relay.sessions]")["ok"]}
     assert [states[name] for name in ("py", "mg", "cm")] == ["terminated"] * 3, states
     REACHED.update({"restart", "terminate"})
-    assert REACHED == set(OPERATIONS), f"not driven through the three front ends: {set(OPERATIONS) - REACHED}"
+    missing = set(OPERATIONS) - REACHED - set(DRIVEN_ELSEWHERE)
+    assert not missing, f"not driven through the three front ends: {missing}"
 
 
 BAD = [  # (field, Python API, magic line, comm command and args)
