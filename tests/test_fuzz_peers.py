@@ -145,6 +145,25 @@ def fuzz(strategy: st.SearchStrategy[Any], example: Callable[[Any], Callable[[Re
     assert not stray, stray
 
 
+Inspect = Callable[[Backend, StopInfo], Awaitable[int | None]]
+
+
+async def drive(events: Recorder, backend: Backend, breakpoints: list[Breakpoint], mode: str,
+                inspect: Inspect) -> Backend:
+    """Start ``backend``, wait for its first stop, ``inspect`` it, then continue the thread it names to the end."""
+    try:
+        await backend.start(breakpoints, mode)
+        events.started = True
+        await events.until(lambda: events.stops)
+        if not events.lost:
+            thread = await inspect(backend, events.stops[-1])
+            await backend.resume("continue", thread)
+            await events.until(lambda: events.ended)
+        return backend
+    finally:
+        await backend.close()
+
+
 # -- DAP --------------------------------------------------------------------------------------------
 
 DAP_MESSAGES = {
@@ -156,28 +175,25 @@ DAP_MESSAGES = {
 
 
 def dap_scenario(bad: dict[str, Any]) -> Callable[[Recorder], Awaitable[Backend]]:
+    async def inspect(backend: Backend, stop: StopInfo) -> int:
+        await backend.threads()
+        frames, _ = await backend.stack(1, 0, None)
+        for scope in await backend.scopes(frames[0].id if frames else 10):
+            await backend.variables(scope.ref, 0, 100)
+        await backend.evaluate("x", 10, "repl")
+        with contextlib.suppress(Unsupported):  # as the initialize answer says
+            await backend.set_variable(20, "x", "5")
+            await backend.completions("it", 10)
+        return 1
+
     async def scenario(events: Recorder) -> Backend:
         peer = DapPeer(bad)
         port = await peer.start()
         backend = DapBackend(events, host="127.0.0.1", port=port, request="attach", config={}, request_timeout=WAIT)
         try:
-            await backend.start([Breakpoint(1, "line", path=dap_peer.PATH, line=3)], "uncaught")
-            events.started = True
-            await events.until(lambda: events.stops)
-            if not events.lost:
-                await backend.threads()
-                frames, _ = await backend.stack(1, 0, None)
-                for scope in await backend.scopes(frames[0].id if frames else 10):
-                    await backend.variables(scope.ref, 0, 100)
-                await backend.evaluate("x", 10, "repl")
-                with contextlib.suppress(Unsupported):  # as the initialize answer says
-                    await backend.set_variable(20, "x", "5")
-                    await backend.completions("it", 10)
-                await backend.resume("continue", 1)
-                await events.until(lambda: events.ended)
-            return backend
+            return await drive(events, backend, [Breakpoint(1, "line", path=dap_peer.PATH, line=3)], "uncaught",
+                               inspect)
         finally:
-            await backend.close()
             await peer.close()
     return scenario
 
@@ -196,26 +212,22 @@ MYCEL_MESSAGES = {
 
 
 def mycel_scenario(bad: dict[str, Any]) -> Callable[[Recorder], Awaitable[Backend]]:
+    async def inspect(backend: Backend, stop: StopInfo) -> int:
+        await backend.threads()
+        for scope in await backend.scopes(stop.frame.id if stop.frame else 1):
+            await backend.variables(scope.ref, 0, 100)
+        await backend.evaluate("input.a", None, "repl")
+        await backend.consume("queue")
+        return stop.thread_id
+
     async def scenario(events: Recorder) -> Backend:
         peer = JsonRpcPeer(bad)
         url = await peer.start()
         backend = MycelBackend(events, url, request_timeout=WAIT)
         try:
-            await backend.start([Breakpoint(1, "stage", flow="orders", stage="transform", rule_index=0)], "none")
-            events.started = True
-            await events.until(lambda: events.stops)
-            if not events.lost:
-                await backend.threads()
-                stop = events.stops[-1]
-                for scope in await backend.scopes(stop.frame.id if stop.frame else 1):
-                    await backend.variables(scope.ref, 0, 100)
-                await backend.evaluate("input.a", None, "repl")
-                await backend.consume("queue")
-                await backend.resume("continue", stop.thread_id)
-                await events.until(lambda: events.ended)
-            return backend
+            return await drive(events, backend, [Breakpoint(1, "stage", flow="orders", stage="transform",
+                                                            rule_index=0)], "none", inspect)
         finally:
-            await backend.close()
             await peer.close()
     return scenario
 
@@ -244,24 +256,18 @@ def ez_peer(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def ez_scenario(ez: str, bad: dict[str, Any], folder: Path) -> Callable[[Recorder], Awaitable[Backend]]:
+    async def inspect(backend: Backend, stop: StopInfo) -> int:
+        await backend.stack(1, 0, None)
+        for scope in await backend.scopes(1):
+            await backend.variables(scope.ref, 0, 100)
+        await backend.evaluate("x + 1", 1, "repl")
+        return 1
+
     async def scenario(events: Recorder) -> Backend:
         program = folder / f"scenario{os.getpid()}.ez"
         program.write_text(json.dumps(bad))
         backend = EzBackend(events, str(program), ez=ez, request_timeout=WAIT)
-        try:
-            await backend.start([Breakpoint(1, "line", path=str(program), line=2)], "none")
-            events.started = True
-            await events.until(lambda: events.stops)
-            if not events.lost:
-                await backend.stack(1, 0, None)
-                for scope in await backend.scopes(1):
-                    await backend.variables(scope.ref, 0, 100)
-                await backend.evaluate("x + 1", 1, "repl")
-                await backend.resume("continue", 1)
-                await events.until(lambda: events.ended)
-            return backend
-        finally:
-            await backend.close()
+        return await drive(events, backend, [Breakpoint(1, "line", path=str(program), line=2)], "none", inspect)
     return scenario
 
 
