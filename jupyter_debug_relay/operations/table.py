@@ -2,22 +2,16 @@
 
 Each operation's ``run`` is a coroutine executed on the relay loop against the session manager, so a
 front end reaches the engine in one hop whatever the verb. A result is a dict of model objects or one model
-object: the comm's and the HTTP API's body once passed through ``as_dict``.
+object: the comm's and the HTTP API's body once passed through ``as_dict``. The core verbs are here; a group
+of verbs of its own (``created``) lives in its own module and is added to ``OPERATIONS`` at the end.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
-
-from pydantic import create_model
+from typing import Any
 
 from ..backends import factory
-from ..backends.base import Backend
-from ..engine.manager import SessionManager
 from ..engine.session import Session
 from ..errors import RelayError
 from ..model import (
@@ -32,60 +26,11 @@ from ..model import (
     Variable,
     VariablePage,
 )
+from . import created
 from . import params as P
+from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
 
-Run = Callable[[Any, Any], Awaitable[Any]]  # a dict of model objects, or one model object
-
-
-class Context(Protocol):
-    """What an operation runs against: the relay's session manager and its request timeout."""
-
-    manager: SessionManager
-    request_timeout: float
-
-
-@dataclass(frozen=True)
-class Operation:
-    """One verb: its name, parameters model, coroutine, result keys, error codes and needed capability."""
-
-    name: str
-    params: type[P.Params]
-    run: Run
-    summary: str
-    returns: tuple[str, ...]
-    errors: tuple[str, ...] = ()
-    capability: str | None = None
-    aliases: dict[str, dict[str, Any]] = field(default_factory=dict)  # comm v1 name -> its own defaults
-    budget: Callable[[Any, float], float] = lambda p, request_timeout: request_timeout
-    when: str = ""  # when a model (an MCP client) should reach for it
-    http: tuple[str, ...] = ()  # its HTTP endpoints, "METHOD /path" with the operation's fields in braces
-    example: dict[str, Any] | None = None  # a request body for the OpenAPI document
-
-    @property
-    def takes_session(self) -> bool:
-        return issubclass(self.params, P.SessionParams)
-
-
-S = "/sessions/{session}"  # the HTTP path of one session
-SESSION_ERRORS = ("session_not_found", "invalid_request")
-PAUSED_ERRORS = (*SESSION_ERRORS, "not_paused", "target_exited", "timeout", "protocol_error")
-
-
-def session_of(ctx: Context, key: str | None) -> Session:
-    """The session named ``key``, or the most recent one."""
-    manager = ctx.manager
-    if key is not None:
-        return manager.get(key)
-    if not manager.sessions:
-        raise RelayError("session_not_found", "There is no debug session yet.",
-                         "Start one with launch, attach or connect.")
-    session = list(manager.sessions.values())[-1]
-    session.touch()
-    return session
-
-
-def _waits(p: Any, request_timeout: float) -> float:
-    return p.timeout + request_timeout
+__all__ = ["OPERATIONS", "RESULT_TYPES", "Context", "Operation"]
 
 
 # -- sessions --------------------------------------------------------------------------------------------
@@ -316,32 +261,32 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               http=(f"POST {S}/connect",),
               example={"kind": "mycel", "url": "ws://127.0.0.1:9090/debug"}),
     Operation("continue", P.ResumeParams, _resume("continue"), "Run until the next stop or the end.",
-              ("state", "stop"), PAUSED_ERRORS, aliases={"continue": _STEP_ALIAS}, budget=_waits,
+              ("state", "stop"), PAUSED_ERRORS, aliases={"continue": _STEP_ALIAS}, budget=waits,
               when="Use it to run on to the next breakpoint or to the end.",
               http=(f"POST {S}/continue",),
               example={"timeout": 10}),
     Operation("next", P.ResumeParams, _resume("next"), "Step over one line.", ("state", "stop"), PAUSED_ERRORS,
-              aliases={"next": _STEP_ALIAS}, budget=_waits,
+              aliases={"next": _STEP_ALIAS}, budget=waits,
               when="Use it to execute the current line and stop at the next one in the same function.",
               http=(f"POST {S}/step-over",),
               example={"timeout": 10}),
     Operation("step_in", P.ResumeParams, _resume("stepIn"), "Step into the call on this line.", ("state", "stop"),
-              PAUSED_ERRORS, aliases={"stepIn": _STEP_ALIAS}, budget=_waits,
+              PAUSED_ERRORS, aliases={"stepIn": _STEP_ALIAS}, budget=waits,
               when="Use it to follow the call on the current line into the called function.",
               http=(f"POST {S}/step-into",),
               example={}),
     Operation("step_out", P.ResumeParams, _resume("stepOut"), "Run until the current function returns.",
-              ("state", "stop"), PAUSED_ERRORS, aliases={"stepOut": _STEP_ALIAS}, budget=_waits,
+              ("state", "stop"), PAUSED_ERRORS, aliases={"stepOut": _STEP_ALIAS}, budget=waits,
               when="Use it to finish the current function and stop in its caller.",
               http=(f"POST {S}/step-out",),
               example={}),
     Operation("pause", P.ResumeParams, _pause, "Pause a running target.", ("state", "stop"), PAUSED_ERRORS,
-              aliases={"pause": _STEP_ALIAS}, budget=_waits,
+              aliases={"pause": _STEP_ALIAS}, budget=waits,
               when="Use it on a running target that seems stuck (a loop, a wait) to see where it is.",
               http=(f"POST {S}/pause",),
               example={}),
     Operation("wait", P.WaitParams, _wait, "Wait for the next stop or the end.", ("state", "stop"), PAUSED_ERRORS,
-              budget=_waits,
+              budget=waits,
               when="Use it after a call answered state running, to wait again for the stop or the end.",
               http=(f"POST {S}/wait",),
               example={"timeout": 30}),
@@ -438,93 +383,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               example={"stop": False}),
 )}
 
-
-# -- server operations -----------------------------------------------------------------------------------
-# `create` makes an empty session (seed 004's POST /sessions); launch, attach and connect take an optional
-# `session` naming one, so a front end that made it first (the HTTP API) starts its target there.
-
-class _Unstarted(Backend):
-    """The backend of a session made by ``create``: nothing runs until launch, attach or connect."""
-
-    kind = "none"
-
-    def unsupported(self, feature: str) -> RelayError:
-        return RelayError("not_running", f"This session has no target yet, so no {feature}.",
-                          "Launch, attach or connect in it first.")
-
-    async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
-        raise RelayError("not_running", "This session has no target yet.", "Launch, attach or connect in it first.")
-
-    async def terminate(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-
-async def _expire(ctx: Context, session: Session, seconds: float) -> None:
-    """Stop ``session`` once it has been idle (no call, no waiter) for ``seconds``."""
-    while not session.ended:
-        left = session.last_activity + seconds - time.time()
-        if left <= 0 and not session.waiters and session.state != "launching":
-            session.emit("error", RelayError("timeout", f"Session {session.name} was idle for {seconds:g} s and was "
-                                             "stopped.", "Create it with a larger timeout_minutes.").to_dict())
-            await ctx.manager.close_session(session)
-            return
-        await asyncio.sleep(min(max(left, 0.05), 1.0))
-
-
-async def _create(ctx: Context, p: P.CreateParams) -> dict[str, Any]:
-    session = ctx.manager.create(_Unstarted, p.name)
-    if p.timeout_minutes is not None:
-        ctx.manager.spawn(_expire(ctx, session, p.timeout_minutes * 60))
-    return {"session": session.info()}
-
-
-class _Into:
-    """A context whose manager starts the next target in an existing session made by ``create``."""
-
-    def __init__(self, ctx: Context, session: Session) -> None:
-        self.request_timeout = ctx.request_timeout
-        self.manager = self
-        self._session = session
-
-    async def start(self, make: Any, name: str | None) -> Session:
-        session = self._session
-        session.factory, session.backend = make, make(session)
-        if name:
-            session.name = name
-        await session.start()
-        return session
-
-
-def _into(op: Operation) -> Operation:
-    """``op`` (launch, attach or connect) with an optional ``session`` made by ``create`` to start in."""
-    params = create_model(op.params.__name__, __base__=(op.params, P.IntoSession), __doc__=op.params.__doc__)
-    fields = set(op.params.model_fields)
-
-    async def run(ctx: Context, p: Any) -> Any:
-        inner = op.params.model_validate(p.model_dump(include=fields))
-        if p.session is None:
-            return await op.run(ctx, inner)
-        session = ctx.manager.get(p.session)
-        if session.state != "created":
-            raise RelayError("invalid_request", f"Session {session.name} is {session.state}; {op.name} can only "
-                             "start a target in a session that has none yet.",
-                             f"Leave out session to {op.name} in a new one.", {"field": "session"})
-        return await op.run(_Into(ctx, session), inner)
-
-    return replace(op, params=params, run=run)
-
-
-OPERATIONS.update({op.name: op for op in (
-    Operation("create", P.CreateParams, _create, "Make an empty session to launch, attach or connect in later.",
-              ("session",), ("invalid_request",),
-              when="Use it only to reserve a session (and its idle timeout) before starting a target in it.",
-              http=("POST /sessions",),
-              example={"name": "agent-1", "timeout_minutes": 60}),
-    *(_into(OPERATIONS[name]) for name in ("launch", "attach", "connect")),
-)})
+OPERATIONS.update({op.name: op for op in created.operations(OPERATIONS)})
 
 # What each result key holds: the type the HTTP API's and MCP's result schemas are made from.
 RESULT_TYPES: dict[str, Any] = {

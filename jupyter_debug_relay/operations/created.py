@@ -1,0 +1,107 @@
+"""Sessions made before their target (seed 004's ``POST /sessions``): ``create``, and starting a target in one.
+
+``create`` makes an empty session; launch, attach and connect take an optional ``session`` naming one, so a
+front end that made it first (the HTTP API) starts its target there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import replace
+from typing import Any
+
+from pydantic import create_model
+
+from ..backends.base import Backend
+from ..engine.session import Session
+from ..errors import RelayError
+from ..model import Breakpoint
+from . import params as P
+from .base import Context, Operation
+
+
+class _Unstarted(Backend):
+    """The backend of a session made by ``create``: nothing runs until launch, attach or connect."""
+
+    kind = "none"
+
+    def unsupported(self, feature: str) -> RelayError:
+        return RelayError("not_running", f"This session has no target yet, so no {feature}.",
+                          "Launch, attach or connect in it first.")
+
+    async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
+        raise RelayError("not_running", "This session has no target yet.", "Launch, attach or connect in it first.")
+
+    async def terminate(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+async def _expire(ctx: Context, session: Session, seconds: float) -> None:
+    """Stop ``session`` once it has been idle (no call, no waiter) for ``seconds``."""
+    while not session.ended:
+        left = session.last_activity + seconds - time.time()
+        if left <= 0 and not session.waiters and session.state != "launching":
+            session.emit("error", RelayError("timeout", f"Session {session.name} was idle for {seconds:g} s and was "
+                                             "stopped.", "Create it with a larger timeout_minutes.").to_dict())
+            await ctx.manager.close_session(session)
+            return
+        await asyncio.sleep(min(max(left, 0.05), 1.0))
+
+
+async def _create(ctx: Context, p: P.CreateParams) -> dict[str, Any]:
+    session = ctx.manager.create(_Unstarted, p.name)
+    if p.timeout_minutes is not None:
+        ctx.manager.spawn(_expire(ctx, session, p.timeout_minutes * 60))
+    return {"session": session.info()}
+
+
+class _Into:
+    """A context whose manager starts the next target in an existing session made by ``create``."""
+
+    def __init__(self, ctx: Context, session: Session) -> None:
+        self.request_timeout = ctx.request_timeout
+        self.manager = self
+        self._session = session
+
+    async def start(self, make: Any, name: str | None) -> Session:
+        session = self._session
+        session.factory, session.backend = make, make(session)
+        if name:
+            session.name = name
+        await session.start()
+        return session
+
+
+def _into(op: Operation) -> Operation:
+    """``op`` (launch, attach or connect) with an optional ``session`` made by ``create`` to start in."""
+    params = create_model(op.params.__name__, __base__=(op.params, P.IntoSession), __doc__=op.params.__doc__)
+    fields = set(op.params.model_fields)
+
+    async def run(ctx: Context, p: Any) -> Any:
+        inner = op.params.model_validate(p.model_dump(include=fields))
+        if p.session is None:
+            return await op.run(ctx, inner)
+        session = ctx.manager.get(p.session)
+        if session.state != "created":
+            raise RelayError("invalid_request", f"Session {session.name} is {session.state}; {op.name} can only "
+                             "start a target in a session that has none yet.",
+                             f"Leave out session to {op.name} in a new one.", {"field": "session"})
+        return await op.run(_Into(ctx, session), inner)
+
+    return replace(op, params=params, run=run)
+
+
+def operations(core: dict[str, Operation]) -> tuple[Operation, ...]:
+    """``create``, and launch, attach and connect from ``core`` made able to start in a created session."""
+    return (
+        Operation("create", P.CreateParams, _create, "Make an empty session to launch, attach or connect in later.",
+                  ("session",), ("invalid_request",),
+                  when="Use it only to reserve a session (and its idle timeout) before starting a target in it.",
+                  http=("POST /sessions",),
+                  example={"name": "agent-1", "timeout_minutes": 60}),
+        *(_into(core[name]) for name in ("launch", "attach", "connect")),
+    )
