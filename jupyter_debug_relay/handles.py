@@ -224,24 +224,21 @@ class DapSessionHandle(SessionHandle):
 class MycelSessionHandle(SessionHandle):
     """A session on a Mycel runtime: adds the runtime's own verbs (inspect, ready, consume, timeline, reconnect)."""
 
-    def _mycel(self) -> Any:
-        return self._session.backend
-
     def inspect(self, what: str, name: str | None = None) -> Any:
         """The runtime's flows, one flow, connectors, types or transforms."""
-        return self._call(self._mycel().inspect(what, name))
+        return self._op("inspect", what=what, name=name)["inspection"]
 
     def ready(self) -> list[dict[str, Any]]:
         """Tell the runtime to start; returns its event sources (those with manual consume)."""
-        return self._call(self._mycel().ready())
+        return self._op("ready")["sources"]
 
     def consume(self, connector: str) -> dict[str, Any]:
         """Pull one message from a manual-consume connector through its pipeline."""
-        return self._call(self._mycel().consume(connector))
+        return self._op("consume", connector=connector)
 
-    def timeline(self, thread_id: int) -> list[dict[str, Any]]:
-        """The runtime's own events (flowStart, stageEnter/Exit, ruleEval ...) of one thread."""
-        return self._relay._run(lambda: self._mycel().timeline(thread_id))
+    def timeline(self, thread_id: int | None = None) -> list[dict[str, Any]]:
+        """The runtime's own events (flowStart, stageExit, ruleEval ...) of a thread (default: the stopped one)."""
+        return self._op("timeline", thread_id=thread_id)["events"]
 
     def reconnect(self) -> None:
         """Open the socket again (after a drop): attach, the relay's stage breakpoints as they are now, ready.

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 
 from .model import Breakpoint, Frame, StopInfo
+
+FINISHED_WIDTH = 200  # a finished flow's output shown inline is cut to this many characters
 
 
 def short_path(path: str | None) -> str:
@@ -42,6 +45,17 @@ def stop_text(stop: StopInfo) -> str:
     if stop.exception is not None:
         reason = f"exception {stop.exception.type}: {stop.exception.message}"
     return f"paused {where_text(stop.frame)} — {reason} [thread {stop.thread_id}]"
+
+
+def finished_text(end: dict) -> str:
+    """How a step's thread finished its unit of work: ``flow create_user ended [thread 1]: {"id": 2}``."""
+    output = json.dumps(end.get("output"), default=str, ensure_ascii=False)
+    if len(output) > FINISHED_WIDTH:
+        output = output[:FINISHED_WIDTH - 1] + "…"
+    what = f"flow {end['flow']}" if end.get("flow") else "the thread's work"
+    if end.get("error"):
+        return f"{what} failed [thread {end.get('thread_id')}]: {end['error']}"
+    return f"{what} ended [thread {end.get('thread_id')}]: {output}"
 
 
 def exit_text(exit_code: int | None) -> str:

@@ -46,6 +46,9 @@ class BackendEvents(Protocol):
     def on_thread(self, thread_id: int, reason: str) -> None:
         """A thread ``started`` or ``exited``."""
 
+    def on_finished(self, thread_id: int, result: dict[str, Any]) -> None:
+        """A thread's unit of work (a Mycel flow) ended with ``result`` (output, error); a step on it ends too."""
+
     def on_breakpoint(self, bp_id: int, result: BreakpointResult) -> None:
         """The peer changed what it says of the relay's breakpoint ``bp_id`` (e.g. verified later)."""
 

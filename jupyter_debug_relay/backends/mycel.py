@@ -17,13 +17,11 @@ Mapping:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
+import json
 import time
 from collections import OrderedDict, deque
-from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from ..errors import RelayError
@@ -37,13 +35,13 @@ from ..model import (
     Variable,
     VariablePage,
 )
-from ..protocols import tasks
 from ..protocols.jsonrpc import ErrorCode, JsonRpcChannel
-from ..protocols.timeouts import MAX_TIMEOUT, MIN_TIMEOUT, clamp_timeout
+from ..protocols.timeouts import MIN_TIMEOUT, clamp_timeout
 from ..transports.websocket import DEFAULT_MAX_FRAME, WebSocketTransport
 from . import mycel_messages as wire
 from .base import Backend, BackendEvents
 from .mycel_values import ValueRefs
+from .mycel_verbs import MycelVerbs, _Pull
 
 NOT_PAUSED = "Mycel cannot pause a thread: set a stage breakpoint and wait for the stop."
 CLIENT_NAME = "jupyter_debug_relay"
@@ -51,16 +49,7 @@ TIMELINE_EVENTS = 500
 KEPT_FINISHED_THREADS = 200
 
 
-@dataclass
-class _Pull:
-    """A ``consume()`` in progress: its connector, the thread its message started, whether it stopped."""
-
-    connector: str
-    stopped: asyncio.Future[None]
-    thread_id: int | None = None
-
-
-class MycelBackend(Backend):
+class MycelBackend(MycelVerbs, Backend):
     """A Mycel service's debug endpoint (``ws://host:9090/debug``); the runtime outlives the session."""
 
     kind = "mycel"
@@ -214,82 +203,6 @@ class MycelBackend(Backend):
         """Close the socket now; safe to call twice."""
         await self._disconnect()
 
-    # -- Mycel's own verbs ----------------------------------------------------------------
-
-    async def ready(self) -> list[dict[str, Any]]:
-        """``debug.ready``: Mycel starts its suspended connectors; returns the event sources."""
-        result: wire.Ready = await self._call("debug.ready")
-        self.sources = list(result.get("sources") or [])
-        self.capabilities["sources"] = self.sources
-        return self.sources
-
-    async def inspect(self, what: str, name: str | None = None) -> Any:
-        """``inspect.<what>``: flows, flow (with ``name``), connectors, types or transforms."""
-        if what not in wire.INSPECTABLE:
-            raise RelayError(
-                "invalid_request", f"Mycel has no inspect.{what}.", f"Use one of {', '.join(wire.INSPECTABLE)}."
-            )
-        if what == "flow" and not name:
-            raise RelayError(
-                "invalid_request",
-                "inspect('flow') needs the flow's name.",
-                "List them with inspect('flows').",
-            )
-        return await self._call(f"inspect.{what}", {"name": name} if what == "flow" else None)
-
-    async def consume(self, connector: str) -> dict[str, Any]:
-        """Pull one message from a manual-consume connector into its flow.
-
-        Returns ``{"connector", "done", "thread_id"}`` once the message is fully processed
-        (``done`` true) or once its thread stopped (``done`` false), or after the request
-        timeout (``done`` false; ``thread_id`` None while Mycel still waits for a message on
-        an empty queue). An unfinished pull ends in the background; the end of every pull is
-        reported by the raw event ``debug.consume``.
-        """
-        if not connector:
-            raise RelayError(
-                "invalid_request",
-                "consume() needs a connector name.",
-                "ready() lists the connectors whose manualConsume is true.",
-            )
-        if self._flow_sources is None:
-            flows: list[wire.Flow] = await self.inspect("flows")
-            self._flow_sources = {f["name"]: (f.get("from") or {}).get("connector", "") for f in flows}
-        pending = _Pull(connector, asyncio.get_running_loop().create_future())
-        self._pulls.append(pending)
-        pull = tasks.spawn(self._call("debug.consume", {"connector": connector}, timeout=MAX_TIMEOUT), self._tasks,
-                           partial(self._pull_failed, connector))
-        pull.add_done_callback(partial(self._pulled, connector))
-        try:
-            await asyncio.wait(
-                {pull, pending.stopped}, timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            self._pulls.remove(pending)
-            pending.stopped.cancel()
-        if pull.done():
-            pull.result()
-        return {"connector": connector, "done": pull.done(), "thread_id": pending.thread_id}
-
-    def _pulled(self, connector: str, task: asyncio.Task) -> None:
-        if not task.cancelled() and task.exception() is None:
-            self.events.on_raw("mycel", "debug.consume", {"connector": connector, "ok": True})
-
-    def _pull_failed(self, connector: str, error: BaseException) -> None:
-        body = {"connector": connector, "ok": False,
-                "error": error.to_dict() if isinstance(error, RelayError) else {"message": str(error)}}
-        self.events.on_raw("mycel", "debug.consume", body)
-
-    def timeline(self, thread_id: int) -> list[dict[str, Any]]:
-        """The Mycel events of one thread, oldest first: ``{"event", "body", "ts"}`` (the last 500)."""
-        if thread_id not in self._timelines:
-            raise RelayError(
-                "invalid_request",
-                f"No Mycel thread {thread_id} is known.",
-                "Thread ids come from threads() and from stops; long finished ones are forgotten.",
-            )
-        return list(self._timelines[thread_id])
-
     def paused_threads(self) -> list[int]:
         """The ids of the threads paused now, the most recently stopped last."""
         return list(self._paused)
@@ -432,7 +345,10 @@ class MycelBackend(Backend):
         elif method == "event.flowStart":
             self._flow_started(tid, body)
         elif method == "event.flowEnd":
-            self._flow_ended(tid)
+            self._flow_ended(tid, body)
+        elif method == "event.stageExit" and body.get("error"):
+            stage = " ".join(str(body[key]) for key in ("stage", "name") if body.get(key))
+            self._failed(tid, body, f"stage {stage or '?'}")
 
     def _stopped(self, tid: int, body: wire.StoppedEvent) -> None:
         self._forget_pause(tid)
@@ -482,9 +398,19 @@ class MycelBackend(Backend):
         if pending is not None:
             pending.thread_id = tid
 
-    def _flow_ended(self, tid: int) -> None:
+    def _failed(self, tid: int, body: dict[str, Any], what: str) -> None:
+        """An error the runtime reports (a stage or a flow failed), as a line of the session's stderr."""
+        error = body["error"]
+        text = error if isinstance(error, str) else json.dumps(error, default=str)
+        self.events.on_output("stderr", f"[thread {tid}] {body.get('flowName') or '?'}: {what} failed: {text}\n")
+
+    def _flow_ended(self, tid: int, body: dict[str, Any]) -> None:
         self._forget_pause(tid)
         self.events.on_thread(tid, "exited")
+        if body.get("error"):
+            self._failed(tid, body, "flow")
+        self.events.on_finished(tid, {"flow": body.get("flowName") or "", "output": body.get("output"),
+                                      "error": body.get("error") or None, "duration_us": body.get("durationUs")})
         if self._actions.pop(tid, None) is not None:
             self._report_remaining()
         self._finished.append(tid)

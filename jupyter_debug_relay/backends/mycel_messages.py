@@ -93,12 +93,13 @@ class Evaluated(TypedDict):
     type: NotRequired[str | None]
 
 
-@with_config(STRICT)
+@with_config(OPEN)
 class Source(TypedDict):
     connector: str
 
 
-Flow = with_config(STRICT)(TypedDict("Flow", {"name": str, "from": NotRequired[Source | None]}))
+# A flow is passed on whole (inspect): undeclared keys are kept.
+Flow = with_config(OPEN)(TypedDict("Flow", {"name": str, "from": NotRequired[Source | None]}))
 
 NOTIFICATIONS: dict[str, Shape[Any]] = {
     "event.stopped": Shape("an event.stopped notification", StoppedEvent),

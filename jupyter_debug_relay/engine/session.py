@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BackendFactory = Callable[[BackendEvents], Backend]
+FINISHED_KEPT = 200  # finished threads remembered for the steps that ran them to their end
 
 
 class Session(BackendEvents):
@@ -47,6 +48,8 @@ class Session(BackendEvents):
         manager.bus.rings[session_id] = self.output
         self.created_at = self.last_activity = time.time()
         self._stops = 0  # how many stops so far: a waiter waits for this to grow
+        self.ends = 0  # how many threads finished their unit of work (a Mycel flow) so far
+        self._finished: dict[int, tuple[int, dict[str, Any]]] = {}  # thread id -> (its end's number, its result)
         self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
         self._changed = asyncio.Event()
         self._told_free_children = False  # the console says once that forked children run free
@@ -158,21 +161,34 @@ class Session(BackendEvents):
 
     # -- waiting for stops ------------------------------------------------------------------
 
-    async def wait_for_stop(self, timeout: float, after: int | None = None) -> StopInfo:
-        """The current stop, or (``after`` given) the first stop after that many; raises at the end or timeout."""
+    async def wait_for_stop(self, timeout: float, after: int | None = None, thread: int | None = None,
+                            ends: int = 0) -> StopInfo | None:
+        """The current stop, or (``after`` given) the first stop after that many; raises at the end or timeout.
+
+        With ``thread``: None once that thread finishes its unit of work (end number past ``ends``), e.g. a Mycel
+        flow run to its end by a step.
+        """
         self.waiters += 1
         try:
-            return await self._wait_for_stop(timeout, after)
+            return await self._wait_for_stop(timeout, after, thread, ends)
         finally:
             self.waiters -= 1
             self.touch()
 
-    async def _wait_for_stop(self, timeout: float, after: int | None) -> StopInfo:
+    def finished_since(self, thread_id: int | None, ends: int) -> dict[str, Any] | None:
+        """How ``thread_id`` finished its unit of work, if it did after end number ``ends``."""
+        end = self._finished.get(thread_id) if thread_id is not None else None
+        return end[1] if end is not None and end[0] > ends else None
+
+    async def _wait_for_stop(self, timeout: float, after: int | None, thread: int | None = None,
+                             ends: int = 0) -> StopInfo | None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
             if self.state == "paused" and self.stop is not None and (after is None or self._stops > after):
                 return self.stop
+            if self.finished_since(thread, ends) is not None:
+                return None
             if self.state == "failed":
                 self.require_live()
             if self.state == "terminated":
@@ -190,7 +206,7 @@ class Session(BackendEvents):
     async def resume(self, action: str, thread_id: int | None, wait: bool, timeout: float) -> StopInfo | None:
         self.require_paused()
         assert self.stop is not None
-        mark = self._stops
+        mark, ends = self._stops, self.ends
         previous = self.stop
         thread_id = thread_id if thread_id is not None else previous.thread_id
         self.stop = None
@@ -210,7 +226,7 @@ class Session(BackendEvents):
             raise
         if not self.ended and self._stops == mark:
             self.emit("continued", {"thread_id": thread_id, "action": action})
-        return await self.wait_for_stop(timeout, after=mark) if wait else None
+        return await self.wait_for_stop(timeout, after=mark, thread=thread_id, ends=ends) if wait else None
 
     async def _settle(self, seconds: float) -> None:
         """Wait up to ``seconds`` for the session to end."""
@@ -318,6 +334,14 @@ class Session(BackendEvents):
 
     def on_thread(self, thread_id: int, reason: str) -> None:
         self.emit("thread", {"thread_id": thread_id, "reason": reason})
+
+    def on_finished(self, thread_id: int, result: dict[str, Any]) -> None:
+        self.ends += 1
+        self._finished.pop(thread_id, None)
+        self._finished[thread_id] = (self.ends, {"thread_id": thread_id, **result})
+        while len(self._finished) > FINISHED_KEPT:
+            del self._finished[next(iter(self._finished))]
+        self._notify()
 
     def on_breakpoint(self, bp_id: int, result: BreakpointResult) -> None:
         bp = self.manager.breakpoints.record(bp_id, result)

@@ -20,6 +20,7 @@ from ..relay import Relay
 from ..text import short_path
 from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
+from .mycel_commands import MycelCommands
 from .parsing import BpCommand, parse_bp_line
 from .results import (
     BreakpointsResult,
@@ -58,7 +59,7 @@ def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
     return wrapper
 
 
-class Commands:
+class Commands(MycelCommands):
     """Runs magic lines against one ``Relay``; remembers the current session and the selected frame."""
 
     def __init__(self, relay: Relay, namespace: dict[str, Any] | None = None) -> None:
@@ -138,10 +139,11 @@ class Commands:
         op, params = parse(name, args)
         session = {"session": handle.id}
 
-        async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any]]:
-            stop, waited, source = None, None, None
+        async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any], Any]:
+            stop, waited, source, end = None, None, None, None
             try:
-                stop = (await op.run(self.relay, params))["stop"]
+                result = await op.run(self.relay, params)
+                stop, end = result["stop"], result.get("thread_end")
             except RelayError as exc:
                 if exc.code not in ("timeout", "target_exited"):
                     raise
@@ -151,13 +153,14 @@ class Commands:
                     source = (await _SOURCE.run(self.relay, _SOURCE.params(**session)))["source"]
                 except RelayError:
                     source = None
-            return stop, waited, source, (await _SESSIONS.run(self.relay, _SESSIONS.params()))["sessions"]
+            return stop, waited, source, (await _SESSIONS.run(self.relay, _SESSIONS.params()))["sessions"], end
 
-        stop, waited, source, infos = self.relay.call(step_and_look(), op.budget(params, self.relay.request_timeout))
+        budget = op.budget(params, self.relay.request_timeout)
+        stop, waited, source, infos, end = self.relay.call(step_and_look(), budget)
         if prefix is None:
             live = [i for i in infos if i.state not in ("terminated", "failed")]
             prefix = f"[{handle.name}] " if len(live) > 1 else ""
-        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix, end)
 
     def _frame_id(self, handle: SessionHandle) -> int | None:
         stop = handle.stop

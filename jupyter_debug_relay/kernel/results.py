@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import RelayError
 from ..model import Breakpoint, Frame, OutputPage, SessionInfo, StopInfo, Thread, Variable
-from ..text import breakpoint_text, exit_text, short_path, stop_text
+from ..text import breakpoint_text, exit_text, finished_text, short_path, stop_text
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
 
@@ -66,10 +66,14 @@ class StopResult(Result):
     """Where a session stands after a wait: paused (with the source), ended, or still running."""
 
     def __init__(self, session: str, state: str, stop: StopInfo | None = None, exit_code: int | None = None,
-                 source: str | None = None, waited: float | None = None, prefix: str = "") -> None:
+                 source: str | None = None, waited: float | None = None, prefix: str = "",
+                 thread_end: dict[str, Any] | None = None) -> None:
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
         self.frame = stop.frame if stop else None
-        if stop is not None:
+        self.thread_end = thread_end
+        if thread_end is not None:  # the step ran its thread to the end (a Mycel flow); another may be paused
+            text = finished_text(thread_end) + (f"; {stop_text(stop)}" if stop is not None else "")
+        elif stop is not None:
             text = stop_text(stop)
         elif state in ("terminated", "failed"):
             text = exit_text(exit_code) if state == "terminated" else "failed"

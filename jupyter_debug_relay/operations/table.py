@@ -26,7 +26,7 @@ from ..model import (
     Variable,
     VariablePage,
 )
-from . import created
+from . import created, mycel
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
 
@@ -90,7 +90,15 @@ def _moving(move: Callable[[Session, Any], Awaitable[StopInfo | None]]) -> Run:
 
 
 def _resume(action: str) -> Run:
-    return _moving(lambda session, p: session.resume(action, p.thread_id, p.wait, p.timeout))
+    """A step or continue; ``thread_end`` says how its thread finished when the step ran it to its end (Mycel)."""
+    async def run(ctx: Context, p: Any) -> dict[str, Any]:
+        session = session_of(ctx, p.session)
+        stopped = session.stop
+        thread = p.thread_id if p.thread_id is not None or stopped is None else stopped.thread_id
+        ends = session.ends
+        stop = await session.resume(action, p.thread_id, p.wait, p.timeout)
+        return {"state": session.state, "stop": stop, "thread_end": session.finished_since(thread, ends)}
+    return run
 
 
 _pause = _moving(lambda session, p: session.pause(p.thread_id, p.wait, p.timeout))
@@ -261,22 +269,22 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               http=(f"POST {S}/connect",),
               example={"kind": "mycel", "url": "ws://127.0.0.1:9090/debug"}),
     Operation("continue", P.ResumeParams, _resume("continue"), "Run until the next stop or the end.",
-              ("state", "stop"), PAUSED_ERRORS, aliases={"continue": _STEP_ALIAS}, budget=waits,
+              ("state", "stop", "thread_end"), PAUSED_ERRORS, aliases={"continue": _STEP_ALIAS}, budget=waits,
               when="Use it to run on to the next breakpoint or to the end.",
               http=(f"POST {S}/continue",),
               example={"timeout": 10}),
-    Operation("next", P.ResumeParams, _resume("next"), "Step over one line.", ("state", "stop"), PAUSED_ERRORS,
-              aliases={"next": _STEP_ALIAS}, budget=waits,
+    Operation("next", P.ResumeParams, _resume("next"), "Step over one line.", ("state", "stop", "thread_end"),
+              PAUSED_ERRORS, aliases={"next": _STEP_ALIAS}, budget=waits,
               when="Use it to execute the current line and stop at the next one in the same function.",
               http=(f"POST {S}/step-over",),
               example={"timeout": 10}),
-    Operation("step_in", P.ResumeParams, _resume("stepIn"), "Step into the call on this line.", ("state", "stop"),
-              PAUSED_ERRORS, aliases={"stepIn": _STEP_ALIAS}, budget=waits,
+    Operation("step_in", P.ResumeParams, _resume("stepIn"), "Step into the call on this line.",
+              ("state", "stop", "thread_end"), PAUSED_ERRORS, aliases={"stepIn": _STEP_ALIAS}, budget=waits,
               when="Use it to follow the call on the current line into the called function.",
               http=(f"POST {S}/step-into",),
               example={}),
     Operation("step_out", P.ResumeParams, _resume("stepOut"), "Run until the current function returns.",
-              ("state", "stop"), PAUSED_ERRORS, aliases={"stepOut": _STEP_ALIAS}, budget=waits,
+              ("state", "stop", "thread_end"), PAUSED_ERRORS, aliases={"stepOut": _STEP_ALIAS}, budget=waits,
               when="Use it to finish the current function and stop in its caller.",
               http=(f"POST {S}/step-out",),
               example={}),
@@ -391,6 +399,9 @@ RESULT_TYPES: dict[str, Any] = {
     "threads": list[Thread], "frames": list[Frame], "total": int, "scopes": list[Scope], "items": list[Variable],
     "start": int, "variable": Variable, "targets": list[str], "source": str, "chunks": list[OutputChunk],
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
-    "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool,
+    "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool, "thread_end": dict[str, Any] | None,
 }
 
+# Mycel's own verbs: a group of their own.
+OPERATIONS.update({op.name: op for op in mycel.OPERATIONS})
+RESULT_TYPES.update(mycel.RESULT_TYPES)

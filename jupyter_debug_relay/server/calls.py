@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import RelayError
 from ..model import as_dict
+from ..operations import OPERATIONS
 from .redact import mask
 
 # How each session of a relay was started through the server (operation and arguments), for its export.
@@ -41,6 +42,8 @@ async def run_waiting(relay: Any, name: str, args: dict[str, Any], redact: bool 
             out = {"state": "terminated", "stop": None, "exit_code": exc.details.get("exit_code")}
         else:
             raise
+        for key in OPERATIONS[name].returns:  # every declared key, also when the wait ran out
+            out.setdefault(key, None)
     return with_line(out)
 
 
