@@ -65,6 +65,7 @@ class StopInfo:
     description: str = ""
     stopped_threads: list[int] = field(default_factory=list)
     also_hit: list[int] = field(default_factory=list)  # threads at a breakpoint too: each continue reports the next
+    output_line: str | None = None  # the line of output an output breakpoint matched
 
 
 @dataclass
@@ -122,7 +123,7 @@ class Breakpoint:
     """
 
     id: int
-    kind: str  # line | function | exception | stage
+    kind: str  # line | function | exception | stage | output
     path: str | None = None
     line: int | None = None
     name: str | None = None
@@ -136,6 +137,7 @@ class Breakpoint:
     stage: str | None = None
     rule_index: int | None = None
     status: str = "pending"
+    pattern: str | None = None  # an output breakpoint's regular expression
 
 
 @dataclass

@@ -236,6 +236,10 @@ class Breakpoints:
         return self._op("add_breakpoint", kind="stage", flow=flow, stage=stage, rule_index=rule_index,
                         condition=condition)["breakpoint"]
 
+    def add_output(self, pattern: str) -> Breakpoint:
+        """Pause a session just after a line of its output matches ``pattern`` (a regex, ``re.search``)."""
+        return self._op("add_breakpoint", kind="output", pattern=pattern)["breakpoint"]
+
     def exceptions(self, mode: str) -> str:
         return self._op("set_exceptions", mode=mode)["exceptions"]
 

@@ -44,6 +44,8 @@ def stop_text(stop: StopInfo) -> str:
         reason += " " + ", ".join(str(i) for i in stop.breakpoint_ids)
     if stop.exception is not None:
         reason = f"exception {stop.exception.type}: {stop.exception.message}"
+    if stop.output_line is not None:
+        reason += f" (just after the output line {stop.output_line!r})"
     return f"paused {where_text(stop.frame)} — {reason} [thread {stop.thread_id}]"
 
 
@@ -75,6 +77,8 @@ def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short
         where = f"function {bp.name}"
     elif bp.kind == "stage":
         where = f"stage {bp.flow}/{bp.stage}" + (f" rule {bp.rule_index}" if bp.rule_index is not None else "")
+    elif bp.kind == "output":
+        where = f"output matching {bp.pattern!r}"
     else:
         where = f"exceptions {bp.name}"
     extras = "".join((

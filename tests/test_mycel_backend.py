@@ -543,7 +543,6 @@ def test_a_broken_peer_fails_the_request_and_is_lost(peer, fault, code, text):
         (-32602, "thread not paused", "not_paused", "stage breakpoint"),
         (-32602, "threadId is required", "invalid_request", "arguments"),
         (-32603, "connector \"x\" not found", "invalid_request", "its message says why"),
-        (-32000, "session not found", "not_running", "session.reconnect()"),
         (-32001, "thread not found: t1", "invalid_request", "threads()"),
         (-32002, "flow not found", "invalid_request", "inspect('flows')"),
         (-32003, "eval error: no such key", "evaluation_failed", "CEL expression"),
@@ -561,6 +560,23 @@ def test_each_mycel_error_code_is_a_relay_error_and_the_link_stays_up(peer, rpc_
         assert message in error.message and hint in error.hint
         peer.runtime.set_fault(None)
         assert await backend.threads() == [] and events.lost == []
+        await backend.close()
+
+    run(main())
+
+
+def test_a_forgotten_session_is_lost_not_running_until_a_reconnect(peer):
+    async def main():
+        backend, events = await connected(peer.url)
+        peer.runtime.set_fault("error", -32000, "session not found")
+        with pytest.raises(RelayError) as refused:
+            await backend.threads()
+        assert refused.value.code == "not_running" and "session.reconnect()" in refused.value.hint
+        assert [e.code for e in events.lost] == ["not_running"]
+        peer.runtime.set_fault(None)
+        await backend.close()
+        await backend.start([], "none")
+        assert await backend.threads() == []
         await backend.close()
 
     run(main())

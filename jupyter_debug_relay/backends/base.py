@@ -130,8 +130,12 @@ class Backend(abc.ABC):
             try:
                 results = await send()
             except Unsupported:
+                self.breakpoint_results.update(self.lacking(bps[0].kind, bps))
                 continue
             self.breakpoint_results.update({bp.id: r for bp, r in zip(bps, results, strict=False)})
+        outputs = [bp for bp in enabled if bp.kind == "output"]
+        self.breakpoint_results.update(
+            {bp.id: BreakpointResult(True) for bp in outputs} if self.can_pause else self.lacking("output", outputs))
         try:
             await self.set_exception_breakpoints(exceptions)
         except Unsupported:
@@ -143,6 +147,19 @@ class Backend(abc.ABC):
 
     def unsupported(self, feature: str) -> Unsupported:
         return Unsupported(self.kind, feature)
+
+    @property
+    def can_pause(self) -> bool:
+        """Whether the peer can pause a running target (what an output breakpoint needs)."""
+        return type(self).pause is not Backend.pause and self.capabilities.get("supportsPause", True) is not False
+
+    def lacking(self, kind: str, bps: list[Breakpoint]) -> dict[int, BreakpointResult]:
+        """What to say of breakpoints of a ``kind`` this peer has none of; one no other session verified only."""
+        if kind == "output":
+            message = f"{self.kind} sessions cannot pause, so output breakpoints do not apply to them"
+        else:
+            message = f"{self.kind} sessions have no {kind} breakpoints"
+        return {bp.id: BreakpointResult(False, message=message) for bp in bps if not bp.verified}  # others may take it
 
     @abc.abstractmethod
     async def start(self, breakpoints: list[Breakpoint], exceptions: str) -> None:

@@ -92,6 +92,8 @@ class MycelBackend(MycelVerbs, Backend):
         try:
             await self.apply_breakpoints(breakpoints, exceptions)
             await self.ready()
+            if self._ids:  # a reconnect
+                await self._adopt_paused()
         except RelayError:
             await self._disconnect()
             raise
@@ -178,6 +180,8 @@ class MycelBackend(MycelVerbs, Backend):
             rpc_code, rpc_message = exc.details.get("rpc_code"), exc.details.get("rpc_message", "")
             if rpc_code == ErrorCode.INVALID_PARAMS and "not paused" in rpc_message:
                 raise RelayError("not_paused", exc.message, NOT_PAUSED, exc.details) from None
+            if rpc_code == ErrorCode.SESSION_NOT_FOUND:  # the runtime forgot this session: over until a reconnect
+                self.violated(exc)
             raise
         shape = wire.RESULTS.get(method)
         return result if shape is None else self.checked(shape, result)
@@ -267,6 +271,16 @@ class MycelBackend(MycelVerbs, Backend):
         result: wire.Threads = await self._call("debug.threads")
         return [Thread(self._thread_id(info["id"]), f"{info.get('flowName') or ''} {info['id']}",
                        bool(info.get("paused"))) for info in result["threads"]]
+
+    async def _adopt_paused(self) -> None:
+        """After a reconnect: a thread the runtime holds paused (it stopped while the relay was away) is paused
+        for the session too, so ``threads()`` and a step on it agree."""
+        result: wire.Threads = await self._call("debug.threads")
+        for info in result["threads"]:
+            tid = self._thread_id(info["id"])
+            if info.get("paused") and tid not in self._paused:
+                self._stopped(tid, {"threadId": info["id"], "flowName": info.get("flowName"),
+                                    "stage": info.get("stage"), "name": info.get("name"), "reason": "pause"})
 
     async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
         stop = self._paused.get(thread_id)

@@ -79,6 +79,8 @@ class Ready(TypedDict):
 class ThreadInfo(TypedDict):
     id: str
     flowName: NotRequired[str | None]
+    stage: NotRequired[str | None]
+    name: NotRequired[str | None]
     paused: NotRequired[bool | None]
 
 

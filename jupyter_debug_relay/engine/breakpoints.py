@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 
-from .. import python_source
+from .. import cel_source, python_source
 from ..errors import RelayError
 from ..model import Breakpoint, BreakpointResult
 
@@ -116,8 +117,11 @@ class BreakpointStore:
         return found
 
     def sendable(self, bp: Breakpoint) -> bool:
-        """Whether a backend should receive this breakpoint (enabled, its file there, not refused)."""
-        return bp.enabled and bp.id not in self._missing and bp.status != "refused"
+        """Whether a backend should receive this breakpoint (enabled, its file there, not a refused line).
+
+        A refused function, stage or output breakpoint was refused by a backend lacking its kind: another may take it.
+        """
+        return bp.enabled and bp.id not in self._missing and (bp.status != "refused" or bp.kind != "line")
 
     def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
         if not name or not name.strip():
@@ -129,7 +133,30 @@ class BreakpointStore:
     ) -> Breakpoint:
         if not flow or not stage:
             raise RelayError("invalid_request", "A stage breakpoint needs a flow and a stage.")
-        return self._new(kind="stage", flow=flow, stage=stage, rule_index=rule_index, condition=condition or None)
+        checked = cel_source.check_condition(condition) if condition else True
+        bp = self._new(kind="stage", flow=flow, stage=stage, rule_index=rule_index, condition=condition or None)
+        bp.message = "" if checked else cel_source.UNCHECKED
+        return bp
+
+    def add_output(self, pattern: str) -> Breakpoint:
+        """Pause a session just after a line of its output matches ``pattern`` (``re.search``)."""
+        if not pattern:
+            raise RelayError("invalid_request", "An output breakpoint needs a regular expression.",
+                             "e.g. %bp output ^ERROR", {"field": "pattern"})
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise RelayError("invalid_request", f"The output pattern {pattern!r} is not a regular expression: {exc}.",
+                             "Write a Python regular expression, e.g. `loss: nan` or `^ERROR`.",
+                             {"field": "pattern", "pattern": pattern}) from None
+        for other in self._items.values():
+            if other.kind == "output" and other.pattern == pattern:
+                return other
+        return self._new(kind="output", pattern=pattern)
+
+    def output_breakpoints(self) -> list[Breakpoint]:
+        """The enabled output breakpoints, which every session's output is matched against."""
+        return [bp for bp in self._items.values() if bp.kind == "output" and bp.enabled]
 
     def set_exceptions(self, mode: str) -> str:
         if mode not in EXCEPTION_MODES:

@@ -8,8 +8,8 @@ import logging
 import time
 from typing import Any
 
-from ..errors import RelayError
-from ..model import Breakpoint, as_dict
+from ..errors import RelayError, Unsupported
+from ..model import Breakpoint, BreakpointResult, as_dict
 from .breakpoints import BreakpointStore
 from .events import EventBus
 from .output import DEFAULT_CAP
@@ -139,11 +139,19 @@ class SessionManager:
                 elif changed.kind == "stage":
                     group = [bp for bp in every if bp.kind == "stage"]
                     results = await backend.set_stage_breakpoints(group)
+                elif changed.kind == "output":
+                    if not backend.can_pause:
+                        raise Unsupported(backend.kind, "pause")
+                    group = [bp for bp in every if bp is changed]
+                    results = [BreakpointResult(True) for _ in group]  # the relay itself watches the output
                 else:
                     continue
             except RelayError as exc:
                 if exc.code != "unsupported":
                     log.warning("breakpoints not applied to %s: %s", session.id, exc)
+                elif changed in every:  # say on the breakpoint that this backend has none of its kind
+                    for bp_id, result in backend.lacking(changed.kind, [changed]).items():
+                        session.on_breakpoint(bp_id, result)
                 continue
             for bp, result in zip(group, results, strict=False):
                 session.on_breakpoint(bp.id, result)

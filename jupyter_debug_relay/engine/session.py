@@ -10,8 +10,20 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.base import Backend, BackendEvents
 from ..errors import RelayError
-from ..model import BreakpointResult, Frame, Scope, SessionInfo, StopInfo, Thread, Variable, VariablePage, as_dict
+from ..model import (
+    Breakpoint,
+    BreakpointResult,
+    Frame,
+    Scope,
+    SessionInfo,
+    StopInfo,
+    Thread,
+    Variable,
+    VariablePage,
+    as_dict,
+)
 from .output import OutputRing
+from .output_watch import OutputWatch
 
 if TYPE_CHECKING:
     from .manager import SessionManager
@@ -53,6 +65,8 @@ class Session(BackendEvents):
         self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
         self._changed = asyncio.Event()
         self._told_free_children = False  # the console says once that forked children run free
+        self._watch = OutputWatch()
+        self._output_hit: tuple[Breakpoint, str] | None = None  # an output breakpoint's match, pausing for it
 
     # -- state ------------------------------------------------------------------------------
 
@@ -318,6 +332,11 @@ class Session(BackendEvents):
     def on_stopped(self, stop: StopInfo) -> None:
         if self.ended:
             return
+        hit, self._output_hit = self._output_hit, None
+        if hit is not None and stop.reason == "pause":  # the pause an output breakpoint asked for
+            bp, line = hit
+            stop.reason, stop.breakpoint_ids, stop.output_line = "breakpoint", [bp.id], line
+            stop.description = f"output breakpoint {bp.id} matched {line!r}; paused just after it"
         self.stop = stop
         self._stops += 1
         self.emit("stopped", as_dict(stop))
@@ -331,6 +350,18 @@ class Session(BackendEvents):
 
     def on_output(self, category: str, text: str) -> None:
         self.manager.bus.output(self.id, self.output, category, text)
+        hit = self._watch.feed(category, text, self.manager.breakpoints.output_breakpoints())
+        if hit is not None and self.state == "running" and self._output_hit is None and self.backend.can_pause:
+            self._output_hit = hit
+            self.manager.spawn(self._pause_for_output())
+
+    async def _pause_for_output(self) -> None:
+        """Pause for an output breakpoint; output is asynchronous, so the target stops just after the line."""
+        try:
+            await self.backend.pause(None)
+        except RelayError as exc:
+            self._output_hit = None
+            log.info("session %s: an output breakpoint could not pause it: %s", self.id, exc)
 
     def on_thread(self, thread_id: int, reason: str) -> None:
         self.emit("thread", {"thread_id": thread_id, "reason": reason})

@@ -440,6 +440,9 @@ class Commands(MycelCommands):
         return BreakpointsResult([self.relay.breakpoints.add_stage(
             command.spec.flow, command.spec.stage, command.spec.rule_index, command.spec.condition)])
 
+    def bp_output(self, command: BpCommand) -> BreakpointsResult:
+        return BreakpointsResult([self.relay.breakpoints.add_output(command.spec.pattern or "")])
+
     def bp_exceptions(self, command: BpCommand) -> Result:
         result = Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.spec.name)}")
         result.exceptions = command.spec.name

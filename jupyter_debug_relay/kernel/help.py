@@ -22,6 +22,7 @@ BP_HELP = """\
 %bp exceptions raised|uncaught|none
 %bp condition-errors stop|run                         (whether a failing condition stops)
 %bp stage FLOW STAGE [rule N] [if CONDITION]          (Mycel)
+%bp output REGEX                                      (pause just after a matching line of output)
 %bp list | rm ID... | clear [FILE] | disable ID | enable ID"""
 
 EXAMPLES = """\

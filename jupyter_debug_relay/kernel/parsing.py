@@ -9,7 +9,8 @@ from ..errors import RelayError
 from ..model import Breakpoint
 from .grammar import split
 
-BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "list", "rm", "clear", "disable", "enable")
+BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "output", "list", "rm", "clear", "disable",
+               "enable")
 
 
 # -- %bp -------------------------------------------------------------------------------------
@@ -18,7 +19,7 @@ BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "list", "rm", 
 class BpCommand:
     """A parsed ``%bp`` line: the verb, the breakpoint it describes (id 0, not yet added), the ids it names."""
 
-    verb: str  # line | func | exceptions | condition_errors | stage | list | rm | clear | disable | enable
+    verb: str  # line | func | exceptions | condition_errors | stage | output | list | rm | clear | disable | enable
     spec: Breakpoint = field(default_factory=lambda: Breakpoint(id=0, kind="line"))
     ids: list[int] = field(default_factory=list)
 
@@ -89,6 +90,10 @@ def parse_bp_line(line: str) -> BpCommand:
         if len(words) != 1 or words[0] not in ("raised", "uncaught", "none"):
             raise RelayError("invalid_request", "Usage: %bp exceptions raised|uncaught|none.")
         return BpCommand("exceptions", Breakpoint(id=0, kind="exception", name=words[0]))
+    if first == "output":  # the rest of the line is the regex, as written
+        if not rest.strip():
+            raise RelayError("invalid_request", "Usage: %bp output REGEX.", "e.g. %bp output ^ERROR")
+        return BpCommand("output", Breakpoint(id=0, kind="output", pattern=rest.strip()))
     if first == "condition-errors":
         words = split(rest)
         if len(words) != 1 or words[0] not in ("stop", "run"):

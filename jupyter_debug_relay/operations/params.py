@@ -161,10 +161,10 @@ class InputParams(SessionParams):
 
 
 class AddBreakpointParams(Params):
-    """A breakpoint of the relay: line (path, line), function (name), or Mycel stage (flow, stage)."""
+    """A breakpoint of the relay: line (path, line), function (name), Mycel stage (flow, stage) or output (pattern)."""
 
-    kind: Literal["line", "function", "stage"] = Field(
-        "line", description='line (path, line), function (name) or stage (flow, stage).')
+    kind: Literal["line", "function", "stage", "output"] = Field(
+        "line", description='line (path, line), function (name), stage (flow, stage) or output (pattern).')
     path: Text | None = Field(None, description='The source file.')
     line: Line | None = Field(None, description='The line (1-based).')
     name: Text | None = Field(None, description='The function, for a function breakpoint.')
@@ -177,6 +177,8 @@ class AddBreakpointParams(Params):
         None, description='Stop only on these hits: a count (5), a comparison (>= 2) or a modulo (% 10).')
     log_message: StrictStr | None = Field(
         None, description='Print this message (with {expressions}) instead of stopping.')
+    pattern: Text | None = Field(
+        None, description="For an output breakpoint: pause just after a line of output matching this regex.")
 
 
 class BreakpointIdParams(Params):

@@ -205,6 +205,9 @@ async def _add_breakpoint(ctx: Context, p: P.AddBreakpointParams) -> dict[str, A
     elif p.kind == "function":
         _required(p, "function", "name")
         bp = store.add_function(p.name, p.condition)
+    elif p.kind == "output":
+        _required(p, "output", "pattern")
+        bp = store.add_output(p.pattern)
     else:
         _required(p, "stage", "flow", "stage")
         bp = store.add_stage(p.flow, p.stage, p.rule_index, p.condition)
@@ -363,7 +366,8 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               ("breakpoints", "exceptions"),
               when="Use it to see which breakpoints exist and whether they are verified.",
               http=(f"GET {S}/breakpoints",)),
-    Operation("add_breakpoint", P.AddBreakpointParams, _add_breakpoint, "Add a line, function or stage breakpoint.",
+    Operation("add_breakpoint", P.AddBreakpointParams, _add_breakpoint,
+              "Add a line, function, stage or output breakpoint.",
               ("breakpoint",), ("invalid_request", "file_not_found", "invalid_line", "invalid_condition"),
               aliases={"setBreakpoint": {}},
               when="Use it before launch (or while running) to stop at a line; condition makes it conditional.",
