@@ -43,8 +43,8 @@ def _mycel(ctx: Context, key: str | None) -> Session:
     """The session ``key`` when it is a live Mycel session; ``unsupported`` naming its backend otherwise."""
     session = session_of(ctx, key)
     if not factory.is_mycel(session.backend):
-        raise RelayError("unsupported", f"Session {session.name} is a {session.backend.kind} session; only Mycel "
-                         "sessions have inspect, ready, consume and timeline.",
+        raise RelayError("unsupported", f"Session {session.name} ({session.backend.kind}) is not a Mycel session; "
+                         "only Mycel sessions have inspect, ready, consume and timeline.",
                          "Connect to a Mycel service: connect mycel ws://HOST:9090/debug.")
     session.require_live()
     return session
