@@ -14,6 +14,7 @@ import pytest
 from jupyter_debug_relay.operations import OPERATIONS
 from tests.conftest import line_of
 from tests.kernels import Kernel
+from tests.peers.mycel_peer import start_peer
 from tests.test_kernel_comm import Frontend, open_frontend
 
 PROGRAM = """
@@ -118,7 +119,8 @@ def same_error(results: list[Any], what: str, code: str) -> None:
 REACHED: set[str] = set()
 # Operations that need a peer of their own (a Mycel service, ...): each is driven through the three front ends by
 # the test named beside it.
-DRIVEN_ELSEWHERE: dict[str, str] = {}
+MYCEL_TEST = "test_mycel_verbs_answer_the_same_on_every_front_end"
+DRIVEN_ELSEWHERE: dict[str, str] = dict.fromkeys(("inspect", "ready", "consume", "timeline"), MYCEL_TEST)
 
 
 def test_every_operation_answers_the_same_on_every_front_end(three: Three):
@@ -261,3 +263,50 @@ def test_a_bad_argument_is_invalid_request_naming_the_field_on_every_front_end(t
         for result in results[:2]:
             assert result["field"] == field, (field, results)
     t.kernel.magic("s.terminate()")
+
+
+def _events(answer: Any) -> Any:
+    """A timeline answer as its event names (the bodies hold random thread ids and durations)."""
+    return {"ok": [e["event"] for e in answer["ok"]]} if "ok" in answer else answer
+
+
+def _without_duration(answer: Any) -> Any:
+    return {"ok": {k: v for k, v in answer["ok"].items() if k != "duration_us"}} if answer.get("ok") else answer
+
+
+def test_mycel_verbs_answer_the_same_on_every_front_end(kernel: Kernel):
+    peers = [start_peer() for _ in range(3)]
+    try:
+        kernel.magic("import json\nfrom jupyter_debug_relay import RelayError\nfrom jupyter_debug_relay.model import "
+                     "as_dict\nfrom jupyter_debug_relay.kernel.extension import load\nrelay = load(get_ipython()).relay")
+        t = Three(kernel, open_frontend(kernel))
+        kernel.magic(f"s = relay.connect_mycel({peers[0].url!r}, name='py')")
+        kernel.magic(f"%dbg connect mycel {peers[1].url} --name mg")
+        t.comm("connect", "session", None, kind="mycel", url=peers[2].url, name="cm")
+        flows = same([t.py("s.inspect('flows')"), t.magic("%dbg inspect --session mg", "data"),
+                      t.comm("inspect", "inspection")], "inspect")
+        assert [f["name"] for f in flows][:2] == ["create_user", "get_users"]
+        same([t.py("s.inspect('flow', 'create_user')"), t.magic("%dbg inspect flow create_user --session mg", "data"),
+              t.comm("inspect", "inspection", what="flow", name="create_user")], "inspect flow")
+        same_error([t.py("s.inspect('flow')"), t.magic("%dbg inspect flow --session mg", None),
+                    t.comm("inspect", None, what="flow")], "inspect flow without a name", "invalid_request")
+        sources = same([t.py("s.ready()"), t.magic("%dbg ready --session mg", "sources"), t.comm("ready", "sources")],
+                       "ready")
+        assert [s["connector"] for s in sources if s["manualConsume"]] == ["orders_queue"]
+        kernel.magic("%bp stage process_order transform")
+        consumed = same([t.py("s.consume('orders_queue')"), t.magic("%dbg consume orders_queue --session mg",
+                                                                     "consumed"),
+                         t.comm("consume", None, connector="orders_queue")], "consume")
+        assert consumed == {"connector": "orders_queue", "done": False, "thread_id": 1}
+        timeline = same([_events(t.py("s.timeline()")), _events(t.magic("%dbg timeline --session mg", "events")),
+                         _events(t.comm("timeline", "events"))], "timeline")
+        assert timeline[0] == "event.flowStart" and timeline[-1] == "event.stopped"
+        ended = same([_without_duration(t.py("relay.operations.call('continue', {'session': 'py'})['thread_end']")),
+                      _without_duration(t.magic("%dbg continue --session mg", "thread_end")),
+                      _without_duration(t.comm("continue", "thread_end", wait=True))], "continue to the flow's end")
+        assert ended["flow"] == "process_order" and ended["error"] is None and ended["output"]["orderId"] == "ORD-1"
+        for name in ("py", "mg", "cm"):
+            kernel.magic(f"%dbg stop --session {name}")
+    finally:
+        for peer in peers:
+            peer.stop()

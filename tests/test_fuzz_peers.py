@@ -85,6 +85,9 @@ class Recorder:
         if reason == "exited":
             self._note(self.ended, f"thread {thread_id}")
 
+    def on_finished(self, thread_id: int, result: dict[str, Any]) -> None:
+        pass
+
     def on_breakpoint(self, bp_id: int, result: BreakpointResult) -> None:
         pass
 

@@ -36,6 +36,8 @@ class Recorder:
         self.threads: list[tuple[int, str]] = []
         self.raw: list[tuple[str, str, dict[str, Any]]] = []
         self.lost: list[Exception] = []
+        self.output: list[tuple[str, str]] = []
+        self.finished: list[tuple[int, dict[str, Any]]] = []
 
     def on_stopped(self, stop: StopInfo) -> None:
         self.stops.put_nowait(stop)
@@ -44,10 +46,13 @@ class Recorder:
         self.continued.append(thread_id)
 
     def on_output(self, category: str, text: str) -> None:
-        raise AssertionError(f"Mycel has no output, got {category}: {text!r}")
+        self.output.append((category, text))  # Mycel's only output: the errors of stages and flows
 
     def on_thread(self, thread_id: int, reason: str) -> None:
         self.threads.append((thread_id, reason))
+
+    def on_finished(self, thread_id: int, result: dict[str, Any]) -> None:
+        self.finished.append((thread_id, result))
 
     def on_breakpoint(self, bp_id: int, result: BreakpointResult) -> None:
         raise AssertionError("the Mycel backend returns breakpoint results instead")

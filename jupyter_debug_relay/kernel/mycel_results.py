@@ -90,6 +90,7 @@ class ConsumeResult(Result):
     """Where a pulled message got to: through its flow, stopped in it, or still waiting for a message."""
 
     def __init__(self, consumed: dict[str, Any], stop: Result | None = None) -> None:
+        self.consumed = consumed
         self.connector, self.done, self.thread_id = consumed["connector"], consumed["done"], consumed["thread_id"]
         self.stop = getattr(stop, "stop", None)
         if self.done:
