@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from jupyter_debug_relay import cel_source
+from jupyter_debug_relay.engine.breakpoints import BreakpointStore
 from jupyter_debug_relay.examples.mycel_demo import RuntimeThread
 from tests.peers.mycel_peer import FaultyRuntime, start_peer
 from tests.server_fixtures import live_server
@@ -146,6 +148,12 @@ def test_a_malformed_cel_condition_is_refused_before_it_is_sent(kernel, peer):
     assert "breakpoint 1" in kernel.magic("%dbg wait").text
     assert kernel.magic("%dbg eval input.name").text == '"Bo"'
     kernel.magic("%dbg stop")
+
+
+def test_without_cel_python_a_condition_goes_unchecked_and_the_breakpoint_says_so(monkeypatch):
+    monkeypatch.setattr(cel_source, "celpy", None)
+    bp = BreakpointStore().add_stage("create_user", "transform", condition="input.email ==")
+    assert bp.message == "its CEL condition was not checked here (cel-python is not installed); the runtime judges it"
 
 
 def test_line_function_and_output_breakpoints_say_a_mycel_session_has_none(relay, peer, tmp_path):
