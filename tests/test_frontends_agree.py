@@ -92,11 +92,14 @@ class Three:
         return {"ok": answer["body"].get(key) if key else answer["body"]}
 
 
+SETUP = ("import json\nfrom jupyter_debug_relay import RelayError\nfrom jupyter_debug_relay.model import as_dict\n"
+         "from jupyter_debug_relay.kernel.extension import load\nrelay = load(get_ipython()).relay")
+
+
 @pytest.fixture
 def three(kernel: Kernel, write) -> Three:
     app = write("prog.py", PROGRAM)
-    kernel.magic("import json\nfrom jupyter_debug_relay import RelayError\nfrom jupyter_debug_relay.model import "
-                 "as_dict\nfrom jupyter_debug_relay.kernel.extension import load\nrelay = load(get_ipython()).relay")
+    kernel.magic(SETUP)
     kernel.magic(f"%bp prog.py:{line_of(app, '# accumulate')}")
     front = open_frontend(kernel)
     t = Three(kernel, front)
@@ -277,8 +280,7 @@ def _without_duration(answer: Any) -> Any:
 def test_mycel_verbs_answer_the_same_on_every_front_end(kernel: Kernel):
     peers = [start_peer() for _ in range(3)]
     try:
-        kernel.magic("import json\nfrom jupyter_debug_relay import RelayError\nfrom jupyter_debug_relay.model import "
-                     "as_dict\nfrom jupyter_debug_relay.kernel.extension import load\nrelay = load(get_ipython()).relay")
+        kernel.magic(SETUP)
         t = Three(kernel, open_frontend(kernel))
         kernel.magic(f"s = relay.connect_mycel({peers[0].url!r}, name='py')")
         kernel.magic(f"%dbg connect mycel {peers[1].url} --name mg")

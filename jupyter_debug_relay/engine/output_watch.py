@@ -8,6 +8,7 @@ from ..model import Breakpoint
 
 MAX_PARTIAL = 64 * 1024  # of a line not ended yet, only this much (its end) is kept for the match
 WATCHED = ("stdout", "stderr")  # the target's own output; console lines are the debugger's
+Hit = tuple[Breakpoint, str]  # an output breakpoint and the line it matched
 
 
 class OutputWatch:
@@ -16,7 +17,7 @@ class OutputWatch:
     def __init__(self) -> None:
         self._partial = dict.fromkeys(WATCHED, "")
 
-    def feed(self, category: str, text: str, bps: list[Breakpoint]) -> tuple[Breakpoint, str] | None:
+    def feed(self, category: str, text: str, bps: list[Breakpoint]) -> Hit | None:
         """The first breakpoint (and its line) that a line completed by ``text`` matches with ``re.search``."""
         if category not in self._partial:
             return None

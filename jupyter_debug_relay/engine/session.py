@@ -10,20 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.base import Backend, BackendEvents
 from ..errors import RelayError
-from ..model import (
-    Breakpoint,
-    BreakpointResult,
-    Frame,
-    Scope,
-    SessionInfo,
-    StopInfo,
-    Thread,
-    Variable,
-    VariablePage,
-    as_dict,
-)
+from ..model import BreakpointResult, Frame, Scope, SessionInfo, StopInfo, Thread, Variable, VariablePage, as_dict
 from .output import OutputRing
-from .output_watch import OutputWatch
+from .output_watch import Hit, OutputWatch
 
 if TYPE_CHECKING:
     from .manager import SessionManager
@@ -66,7 +55,7 @@ class Session(BackendEvents):
         self._changed = asyncio.Event()
         self._told_free_children = False  # the console says once that forked children run free
         self._watch = OutputWatch()
-        self._output_hit: tuple[Breakpoint, str] | None = None  # an output breakpoint's match, pausing for it
+        self._output_hit: Hit | None = None  # an output breakpoint's match, pausing for it
 
     # -- state ------------------------------------------------------------------------------
 
