@@ -200,7 +200,7 @@ def test_target_death_and_wrong_state_3_9(api, tmp_path):
     ok(api.post(f"/sessions/{sid}/launch", json={"program": app}))
     error(api.post(f"/sessions/{sid}/launch", json={"program": app}), 400, "invalid_request")
     end = ok(api.post(f"/sessions/{sid}/continue", json={}))
-    assert end == {"state": "terminated", "stop": None, "exit_code": 3}
+    assert end == {"state": "terminated", "stop": None, "exit_code": 3, "thread_end": None}
 
 
 def test_still_running_is_200_and_pause_stops_it_4_4(api, tmp_path):
