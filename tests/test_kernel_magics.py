@@ -95,7 +95,8 @@ def test_the_quickstart_sequence_reads_like_a_debugger(kernel, tmp_path, write):
     assert kernel.magic("%dbg continue").text == "exited with code 3"
     assert kernel.magic("%dbg output").text == "start\nresult 118"
     assert kernel.magic("%dbg output --tail 1").text == "result 118"
-    assert kernel.magic("%dbg list").text == "* s1  s1  debugpy  exited with code 3  app.py"
+    assert kernel.magic("%dbg list").text.splitlines() == [
+        "CUR  ID  NAME  BACKEND  STATE       DETAIL  AT  TARGET", "*    s1  -     debugpy  terminated  exit=3  -   app.py"]
     result = kernel.magic("_r = %dbg next\nprint(_r.error.code, _r.ok)")
     assert result.streams.strip() == "target_exited False"
     assert kernel.magic("%dbg stop").text == "s1 had already ended (exit code 3)"
