@@ -90,8 +90,9 @@ class Session(BackendEvents):
 
     def require_live(self) -> None:
         if self.state == "terminated":
-            raise RelayError("target_exited", f"Session {self.name} has ended (exit code {self.exit_code}).",
-                             details={"exit_code": self.exit_code})
+            how = "was stopped by the user" if self.stopped_by_user else f"has ended (exit code {self.exit_code})"
+            raise RelayError("target_exited", f"Session {self.name} {how}.",
+                             details={"exit_code": self.exit_code, "stopped_by_user": self.stopped_by_user})
         if self.state == "failed":
             error = self.error or RelayError("not_running", f"Session {self.name} failed.")
             raise RelayError(error.code, f"Session {self.name} failed: {error.message}", error.hint, error.details)
