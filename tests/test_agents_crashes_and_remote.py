@@ -81,6 +81,20 @@ def test_a_crash_stops_on_the_exception_and_dies_as_plain_python(kernel, tmp_pat
     assert sorted(output.splitlines()) == sorted((plain.stdout + plain.stderr).splitlines())
 
 
+def test_through_debugpys_adapter_a_crash_reads_the_same(relay, tmp_path):
+    script = str(tmp_path / "grades.py")
+    shutil.copy(grades.__file__, script)
+    plain = plain_run(script, tmp_path)
+    session = relay.launch(script, subprocess=True)  # debugpy's launcher, through _launcher_boot.py
+    stop = session.wait_for_stop(30)
+    assert stop.exception.type == "IndexError" and stop.exception.traceback == plain.stderr
+    session.continue_(wait=False)
+    with pytest.raises(RelayError):
+        session.wait_for_stop(30)
+    stderr = "".join(c.text for c in session.output().chunks if c.category == "stderr")
+    assert (session.exit_code, stderr) == (1, plain.stderr)
+
+
 def test_a_module_crash_reports_from_the_users_frames_and_sys_exit_is_no_crash(relay, write, tmp_path):
     write("pkg/__init__.py", "")
     write("pkg/main.py", "import sys\n\nif sys.argv[1:] == ['exit']:\n    sys.exit(4)\n{}['missing']\n")
