@@ -190,3 +190,4 @@ class SessionInfo:
     stop: StopInfo | None = None
     pid: int | None = None
     parent: str | None = None
+    stopped_by_user: bool = False  # ended by terminate: its exit code is the relay's kill, not the target's doing

@@ -122,23 +122,30 @@ class Relay:
         just_my_code: bool = True,
         subprocess: bool = False,
         name: str | None = None,
+        exceptions: str | None = None,
     ) -> SessionHandle:
         """Launch a Python script (or ``module=``) under debugpy.
 
         The target's pydevd talks to the relay directly; with ``subprocess=True`` debugpy's adapter
-        stays in between, since it is what gathers the target's child processes.
+        stays in between, since it is what gathers the target's child processes. ``exceptions``
+        (raised, uncaught or none) is this session's own exception mode; by default it follows
+        ``breakpoints.exceptions(...)``, which is ``uncaught`` unless changed.
         """
         return self._started(self.operations.call("launch", dict(
             program=program, args=args, cwd=cwd, env=env, python=python, module=module, stop_on_entry=stop_on_entry,
-            just_my_code=just_my_code, subprocess=subprocess, name=name)))
+            just_my_code=just_my_code, subprocess=subprocess, name=name, exceptions=exceptions)))
 
     def attach(
         self, port: int | None = None, host: str = "127.0.0.1", pid: int | None = None,
-        just_my_code: bool = True, name: str | None = None,
+        just_my_code: bool = True, name: str | None = None, path_mappings: dict[str, str] | None = None,
     ) -> SessionHandle:
-        """Attach to ``python -m debugpy --listen PORT`` (port) or to a running process (pid)."""
+        """Attach to ``python -m debugpy --listen PORT`` (port) or to a running process (pid).
+
+        ``path_mappings`` (``{remote folder: local folder}``) is for a target whose files sit elsewhere
+        (a container, another host): breakpoints on the local files bind in it, and its stops name them.
+        """
         return self._started(self.operations.call("attach", dict(
-            port=port, host=host, pid=pid, just_my_code=just_my_code, name=name)))
+            port=port, host=host, pid=pid, just_my_code=just_my_code, name=name, path_mappings=path_mappings)))
 
     def connect_ez(self, program: str, ez: str = "ez", cwd: str | None = None, name: str | None = None
                    ) -> SessionHandle:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Callable
 
 from .model import Breakpoint, Frame, StopInfo
@@ -60,12 +61,23 @@ def finished_text(end: dict) -> str:
     return f"{what} ended [thread {end.get('thread_id')}]: {output}"
 
 
-def exit_text(exit_code: int | None) -> str:
-    """How a target ended: ``exited with code 1``, ``ended by signal 9`` (stopped), or ``ended`` (detached)."""
+def signal_name(number: int) -> str:
+    """``SIGSEGV`` for 11; the number when the platform has no name for it."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def exit_text(exit_code: int | None, stopped_by_user: bool = False) -> str:
+    """How a target ended: ``exited with code 1``, ``ended by signal 11 (SIGSEGV)``, ``stopped by the user``
+    (terminate), or ``ended`` (detached, or no code known)."""
+    if stopped_by_user:
+        return "stopped by the user"
     if exit_code is None:
         return "ended"
     if exit_code < 0:
-        return f"ended by signal {-exit_code}"
+        return f"ended by signal {-exit_code} ({signal_name(-exit_code)})"
     return f"exited with code {exit_code}"
 
 

@@ -17,6 +17,11 @@ before the program runs, so it and its children see the environment of a plain r
 ``free_children`` makes a forked child run free of the debugger (its breakpoints would
 wait for a client it cannot reach, hanging the program) and has the parent announce
 it to the relay with a ``relayForked`` event on pydevd's connection.
+
+An exception the program does not catch is reported as ``python program.py`` would
+report it: ``sys.excepthook`` is given its traceback from the program's own first frame
+on, without this file's, runpy's or debugpy's (a hook the program installs itself gets
+them all). The exception still leaves this file's frame, where pydevd stops on it.
 """
 
 import json
@@ -77,6 +82,25 @@ def free_children() -> None:
     os.fork = fork
 
 
+def hidden(filename: str, debugpy_dir: str) -> bool:
+    """Whether a frame of this file belongs to the machinery that starts the program (this file, runpy, debugpy)."""
+    path = os.path.normpath(filename)
+    return (path in (os.path.normpath(__file__), os.path.normpath(runpy.__file__), "<frozen runpy>")
+            or path.startswith(debugpy_dir + os.sep))
+
+
+def report_from_the_program(debugpy_dir: str) -> None:
+    """Have ``sys.excepthook`` show an uncaught exception's traceback from the program's own first frame on."""
+    python_hook = sys.excepthook
+
+    def excepthook(kind: type, value: BaseException, tb: object) -> None:
+        while tb is not None and tb.tb_next is not None and hidden(tb.tb_frame.f_code.co_filename, debugpy_dir):
+            tb = tb.tb_next
+        python_hook(kind, value.with_traceback(tb), tb)
+
+    sys.excepthook = excepthook
+
+
 def main() -> None:
     settings = json.loads(os.environ.pop(BOOT_VARIABLE, "{}"))
     for name in settings.get("unset", ()):
@@ -101,6 +125,7 @@ def main() -> None:
     socket.socket.connect = connect  # type: ignore[method-assign]
     sys.argv[:] = args
     del sys.path[0]
+    report_from_the_program(os.path.normpath(os.path.abspath(debugpy_dir)))
     runpy.run_path(debugpy_dir, run_name="__main__")
 
 

@@ -13,9 +13,11 @@ import debugpy.launcher
 
 from .. import python_source
 from ..errors import RelayError
-from ..model import Breakpoint, BreakpointResult, Variable, VariablePage
+from ..model import Breakpoint, BreakpointResult, ExceptionInfo, Variable, VariablePage
+from . import dap_messages as wire
 from .base import BackendEvents
 from .dap import DapBackend
+from .pydevd_traceback import python_order
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
@@ -91,6 +93,20 @@ async def check_interpreter(python: str) -> None:
                          details)
 
 
+def remote_paths(path_mappings: dict[str, str] | None) -> dict[str, Any]:
+    """debugpy's ``pathMappings`` for ``{remote folder: local folder}``; each local folder must exist here."""
+    mappings = []
+    for remote, local in (path_mappings or {}).items():
+        local_root = os.path.abspath(os.path.expanduser(local))
+        if not remote or not os.path.isdir(local_root):
+            raise RelayError("file_not_found", f"The path mapping {remote}={local} needs a remote folder and a "
+                             f"local folder; {local_root} is not a folder here.",
+                             "Map the target's folder to the folder of your copy: --map /srv/app=./app "
+                             "(path_mappings={'/srv/app': './app'}).", {"path": local_root, "remote": remote})
+        mappings.append({"remoteRoot": remote, "localRoot": local_root})
+    return {"pathMappings": mappings} if mappings else {}
+
+
 class DebugpyBackend(DapBackend):
     """debugpy's adapter on stdio; the debuggee spawned here through ``runInTerminal``."""
 
@@ -115,6 +131,7 @@ class DebugpyBackend(DapBackend):
         host: str = "127.0.0.1",
         pid: int | None = None,
         attach_config: dict[str, Any] | None = None,
+        path_mappings: dict[str, str] | None = None,
         request_timeout: float = 30.0,
     ) -> None:
         self.program = os.path.abspath(os.path.join(cwd or os.getcwd(), program)) if program else None
@@ -125,8 +142,9 @@ class DebugpyBackend(DapBackend):
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
         common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
-                  "redirectOutput": False}
-        attached = {**common, "redirectOutput": True}  # an attached process's output reaches us only this way
+                  "redirectOutput": False, "breakOnSystemExit": []}  # sys.exit(n) is an end, not a crash
+        attached = {**common, "redirectOutput": True,  # an attached process's output reaches us only this way
+                    **remote_paths(path_mappings)}
         if port is not None:
             super().__init__(events, host=host, port=port, request="attach",
                              config={**attached, **(attach_config or {})}, request_timeout=request_timeout,
@@ -211,6 +229,11 @@ class DebugpyBackend(DapBackend):
         others = [t for t in threads if t != but]
         found = await asyncio.gather(*(at_breakpoint(t) for t in others))
         return [t for t, hit in zip(others, found, strict=True) if hit]
+
+    async def _exception_info(self, thread_id: int, body: wire.StoppedEvent) -> ExceptionInfo:
+        info = await super()._exception_info(thread_id, body)
+        info.traceback = python_order(info.traceback)
+        return info
 
     def check_condition(self, bp: Breakpoint) -> None:
         """Python targets: a condition must compile as a Python expression (``invalid_condition``)."""

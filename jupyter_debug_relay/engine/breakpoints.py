@@ -20,7 +20,7 @@ class BreakpointStore:
         self._items: dict[int, Breakpoint] = {}
         self._missing: set[int] = set()  # line breakpoints whose file does not exist yet
         self._ids = itertools.count(1)
-        self.exceptions = "none"
+        self.exceptions = "uncaught"  # the default of sessions started without a mode of their own
         self.stop_on_condition_error = True  # a condition that fails to evaluate stops, as in VS Code
 
     def list(self) -> list[Breakpoint]:

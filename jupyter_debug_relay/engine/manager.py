@@ -47,19 +47,23 @@ class SessionManager:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def create(self, factory: BackendFactory, name: str | None = None, parent: str | None = None) -> Session:
+    def create(self, factory: BackendFactory, name: str | None = None, parent: str | None = None,
+               exceptions: str | None = None) -> Session:
         session_id = f"s{next(self._ids)}"
         if name and any(s.name == name and not s.ended for s in self.sessions.values()):
             raise RelayError("invalid_request", f"A live session is already named {name!r}.",
                              "Pick another name, or stop that session first.")
         session = Session(self, session_id, name or session_id, factory, self.output_cap, parent)
+        session.exceptions = exceptions
         self.sessions[session_id] = session
         if self._idle_task is None:
             self._idle_task = asyncio.get_running_loop().create_task(self._housekeeping())
         return session
 
-    async def start(self, factory: BackendFactory, name: str | None = None) -> Session:
-        session = self.create(factory, name)
+    async def start(self, factory: BackendFactory, name: str | None = None, exceptions: str | None = None
+                    ) -> Session:
+        """Create a session and start its target; ``exceptions`` is its own exception mode (default: the relay's)."""
+        session = self.create(factory, name, exceptions=exceptions)
         await session.start()
         return session
 
@@ -163,7 +167,10 @@ class SessionManager:
             await session.backend.apply_condition_errors()
 
     async def sync_exceptions(self) -> None:
+        """The relay's exception mode to every live session that was not started with a mode of its own."""
         for session in self.live():
+            if session.exceptions is not None:
+                continue
             try:
                 await session.backend.set_exception_breakpoints(self.breakpoints.exceptions)
             except RelayError as exc:

@@ -56,6 +56,8 @@ class Session(BackendEvents):
         self._told_free_children = False  # the console says once that forked children run free
         self._watch = OutputWatch()
         self._output_hit: Hit | None = None  # an output breakpoint's match, pausing for it
+        self.exceptions: str | None = None  # this session's own exception mode; None follows the relay's
+        self.stopped_by_user = False  # ended by a terminate the user asked for
 
     # -- state ------------------------------------------------------------------------------
 
@@ -84,7 +86,7 @@ class Session(BackendEvents):
             id=self.id, name=self.name, backend=self.backend.kind, state=self.state, target=self.backend.target,
             capabilities=self.backend.capabilities, created_at=self.created_at, last_activity=self.last_activity,
             exit_code=self.exit_code, error=self.error.to_dict() if self.error else None, stop=self.stop,
-            pid=self.backend.pid, parent=self.parent,
+            pid=self.backend.pid, parent=self.parent, stopped_by_user=self.stopped_by_user,
         )
 
     def require_paused(self) -> None:
@@ -94,8 +96,9 @@ class Session(BackendEvents):
 
     def require_live(self) -> None:
         if self.state == "terminated":
-            raise RelayError("target_exited", f"Session {self.name} has ended (exit code {self.exit_code}).",
-                             details={"exit_code": self.exit_code})
+            how = "was stopped by the user" if self.stopped_by_user else f"has ended (exit code {self.exit_code})"
+            raise RelayError("target_exited", f"Session {self.name} {how}.",
+                             details={"exit_code": self.exit_code, "stopped_by_user": self.stopped_by_user})
         if self.state == "failed":
             error = self.error or RelayError("not_running", f"Session {self.name} failed.")
             raise RelayError(error.code, f"Session {self.name} failed: {error.message}", error.hint, error.details)
@@ -109,7 +112,8 @@ class Session(BackendEvents):
         store.appeared()  # a pending file that exists by now is sent with the rest
         self.backend.stop_on_condition_error = store.stop_on_condition_error
         try:
-            await self.backend.start([bp for bp in store.list() if store.sendable(bp)], store.exceptions)
+            await self.backend.start([bp for bp in store.list() if store.sendable(bp)],
+                                     store.exceptions if self.exceptions is None else self.exceptions)
         except BaseException as exc:
             error = exc if isinstance(exc, RelayError) else RelayError("adapter_failed", f"The start failed: {exc}")
             await self._fail(error)
@@ -137,7 +141,7 @@ class Session(BackendEvents):
         """End the target and start it again with the same options, as a fresh backend."""
         await self.backend.terminate()
         self.backend = self.factory(self)
-        self.stop, self.exit_code, self.error = None, None, None
+        self.stop, self.exit_code, self.error, self.stopped_by_user = None, None, None, False
         self.on_output("console", f"--- {self.name} restarted ---\n")  # where the new run's output begins
         await self.start()
 

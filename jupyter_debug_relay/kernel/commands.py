@@ -172,8 +172,6 @@ class Commands(MycelCommands):
     # -- starting ---------------------------------------------------------------------------
 
     def do_launch(self, command: Command) -> StopResult:
-        if "exceptions" in command.extras:
-            self.relay.operations.call("set_exceptions", {"mode": command.extras["exceptions"]})
         return self._started(self._start(command), command)
 
     def _started(self, handle: SessionHandle, command: Command) -> StopResult:

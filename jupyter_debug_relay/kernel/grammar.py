@@ -20,14 +20,15 @@ from pydantic.fields import FieldInfo
 
 from ..errors import RelayError
 from ..operations import OPERATIONS, Operation
-from ..operations.params import ExceptionMode
 
 PREFIX = "%debug_session"
-SPELLINGS = {"thread_id": "--thread", "frame_id": "--frame"}  # the magic's short flag, beside --thread-id
+SPELLINGS = {"thread_id": "--thread", "frame_id": "--frame", "path_mappings": "--map"}  # the magic's own, beside
+# the derived --thread-id, --frame-id and --path-mappings
 METAVARS = {
     "name": "N", "cwd": "D", "env": "K=V", "python": "P", "timeout": "S", "thread_id": "T", "frame_id": "F",
     "levels": "N", "start": "S", "count": "C", "since": "CURSOR", "limit": "N", "port": "P", "host": "H",
     "pid": "PID", "ez": "PATH", "adapter": '"CMD ARGS"|NAME', "launch": "JSON", "attach": "JSON", "session": "NAME",
+    "path_mappings": "REMOTE=LOCAL",
 }
 
 
@@ -108,9 +109,7 @@ _WAIT_EXTRAS = (Extra("timeout", float, "S", help="Seconds to wait for the first
                 Extra("no_wait", bool, help="Answer at once; the stop shows later with `wait`."))
 
 MAGICS: dict[str, Magic] = {m.word: m for m in (
-    Magic("launch", "Start or join a target", "launch", script=True,
-          extras=(Extra("exceptions", str, choices=tuple(get_args(ExceptionMode)),
-                        help="Stop on raised, uncaught or no exceptions (sets the relay's mode)."), *_WAIT_EXTRAS)),
+    Magic("launch", "Start or join a target", "launch", script=True, extras=_WAIT_EXTRAS),
     Magic("attach", "Start or join a target", "attach"),
     Magic("connect", "Start or join a target", "connect", positional=("kind", "target"), remainder="args",
           hidden=("url", "program"),

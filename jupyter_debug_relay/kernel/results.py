@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import html
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import RelayError
 from ..model import Breakpoint, Frame, OutputPage, SessionInfo, StopInfo, Thread, Variable
-from ..text import breakpoint_text, exit_text, finished_text, short_path, stop_text
+from ..text import breakpoint_text, exit_text, finished_text, short_path, signal_name, stop_text
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
 
@@ -71,10 +72,11 @@ class StopResult(Result):
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
         self.frame = stop.frame if stop else None
         self.thread_end = thread_end
+        self.traceback = stop.exception.traceback.rstrip("\n") if stop and stop.exception else ""
         if thread_end is not None:  # the step ran its thread to the end (a Mycel flow); another may be paused
             text = finished_text(thread_end) + (f"; {stop_text(stop)}" if stop is not None else "")
         elif stop is not None:
-            text = stop_text(stop)
+            text = stop_text(stop) + (f"\n{self.traceback}" if self.traceback else "")
         elif state in ("terminated", "failed"):
             text = exit_text(exit_code) if state == "terminated" else "failed"
         elif waited is not None:
@@ -84,9 +86,12 @@ class StopResult(Result):
         super().__init__(prefix + text)
 
     def _repr_html_(self) -> str:
-        out = f"<div><b>{_e(self.text)}</b></div>"
+        headline = self.text.removesuffix(f"\n{self.traceback}") if self.traceback else self.text
+        out = f"<div><b>{_e(headline)}</b></div>"
         if self.source is not None and self.frame is not None:
             out += source_html(self.source, self.frame.line)
+        if self.traceback:
+            out += f"<pre style='color:#b00020'>{_e(self.traceback)}</pre>"
         return out
 
 
@@ -171,28 +176,65 @@ class ValueResult(Result):
         super().__init__(variable.value)
 
 
+SESSION_COLUMNS = ("CUR", "ID", "NAME", "BACKEND", "STATE", "DETAIL", "AT", "TARGET")
+
+
 class SessionsResult(Result):
-    """Every session with its state; the current one starred."""
+    """Every session in a table an agent can split: a header, one word per column (quoted if it has spaces).
+
+    ``CUR`` is ``*`` for the current session; ``-`` stands for an empty value (a name that is the id, no place).
+    """
 
     def __init__(self, infos: list[SessionInfo], current: str | None) -> None:
         self.sessions, self.current = infos, current
-        lines = [
-            f"{'*' if i.id == current else ' '} {i.id}  {i.name}  {i.backend}  {_state(i)}  {short_path(i.target)}"
-            for i in infos
-        ]
-        super().__init__("\n".join(lines) or "no sessions (start one with `%debug_session launch SCRIPT`)")
+        rows = [[_word(v) for v in ("*" if i.id == current else "-", i.id, "-" if i.name == i.id else i.name,
+                                    i.backend, i.state, _detail(i), _at(i), short_path(i.target) or "-")]
+                for i in infos]
+        super().__init__(_columns([list(SESSION_COLUMNS), *rows]) if infos
+                         else "no sessions (start one with `%debug_session launch SCRIPT`)")
 
     def _repr_html_(self) -> str:
-        rows = [(("*" if i.id == self.current else ""), i.id, i.name, i.backend, _state(i), short_path(i.target))
-                for i in self.sessions]
+        rows = [(("*" if i.id == self.current else ""), i.id, "" if i.name == i.id else i.name, i.backend, _state(i),
+                 short_path(i.target)) for i in self.sessions]
         return _table(("", "id", "name", "backend", "state", "target"), rows)
+
+
+def _word(value: str) -> str:
+    """A column's value as one word: quoted as a shell would when it has spaces (``shlex.split`` reads it back)."""
+    return shlex.quote(value) if not value or any(c.isspace() or c in "'\"" for c in value) else value
+
+
+def _columns(rows: list[list[str]]) -> str:
+    widths = [max(len(row[n]) for row in rows) for n in range(len(rows[0]) - 1)]
+    return "\n".join("  ".join([*(v.ljust(w) for v, w in zip(row, widths, strict=False)), row[-1]])
+                     for row in rows)
+
+
+def _detail(info: SessionInfo) -> str:
+    """One word on the state: why it paused, how it ended (exit=3, signal=SIGSEGV, stopped-by-user), what failed."""
+    if info.state == "paused" and info.stop is not None:
+        return info.stop.reason.replace(" ", "-")
+    if info.state == "terminated":
+        if info.stopped_by_user:
+            return "stopped-by-user"
+        if info.exit_code is None:
+            return "ended"
+        return f"signal={signal_name(-info.exit_code)}" if info.exit_code < 0 else f"exit={info.exit_code}"
+    if info.state == "failed" and info.error:
+        return str(info.error.get("code"))
+    return "-"
+
+
+def _at(info: SessionInfo) -> str:
+    frame = info.stop.frame if info.state == "paused" and info.stop is not None else None
+    return f"{short_path(frame.path)}:{frame.line}" if frame is not None else "-"
 
 
 def _state(info: SessionInfo) -> str:
     if info.state == "paused" and info.stop is not None:
         return stop_text(info.stop)
     if info.state == "terminated":
-        return exit_text(info.exit_code)
+        return exit_text(info.exit_code, info.stopped_by_user)
     if info.state == "failed" and info.error:
         return f"failed: {info.error.get('code')}"
     return info.state

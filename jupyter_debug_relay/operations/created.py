@@ -67,9 +67,9 @@ class _Into:
         self.manager = self
         self._session = session
 
-    async def start(self, make: Any, name: str | None) -> Session:
+    async def start(self, make: Any, name: str | None, exceptions: str | None = None) -> Session:
         session = self._session
-        session.factory, session.backend = make, make(session)
+        session.factory, session.backend, session.exceptions = make, make(session), exceptions
         if name:
             session.name = name
         await session.start()

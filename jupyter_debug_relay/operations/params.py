@@ -69,6 +69,9 @@ class LaunchParams(Params):
     just_my_code: StrictBool = Field(True, description='Step through and stop in your own code only, not in libraries.')
     subprocess: StrictBool = Field(
         False, description="Debug the target's child processes too, each as a child session.")
+    exceptions: ExceptionMode | None = Field(
+        None, description="Stop on raised, uncaught or no exceptions, in this session only; default: the relay's "
+        "mode (set_exceptions), uncaught unless changed.")
     name: StrictStr | None = Field(None, description='A name for the session, usable wherever its id is.')
 
 
@@ -78,6 +81,9 @@ class AttachParams(Params):
     port: Port | None = Field(None, description='The TCP port the peer listens on.')
     host: StrictStr = Field("127.0.0.1", description='The host the peer listens on.')
     pid: Pid | None = Field(None, description='The id of a running Python process to attach to.')
+    path_mappings: dict[StrictStr, StrictStr] | None = Field(
+        None, description="Where the target's files are here, for a target in a container or on another host: "
+        "{remote folder: local folder}. Breakpoints on local files bind there; stops and stacks name local files.")
     just_my_code: StrictBool = Field(True, description='Step through and stop in your own code only, not in libraries.')
     name: StrictStr | None = Field(None, description='A name for the session, usable wherever its id is.')
 

@@ -43,8 +43,8 @@ async def _status(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
     return {"session": session_of(ctx, p.session).info()}
 
 
-async def _start(ctx: Context, make: Any, name: str | None) -> dict[str, Any]:
-    session = await ctx.manager.start(make, name)
+async def _start(ctx: Context, make: Any, name: str | None, exceptions: str | None = None) -> dict[str, Any]:
+    session = await ctx.manager.start(make, name, exceptions)
     return {"session": session.info()}
 
 
@@ -52,14 +52,15 @@ async def _launch(ctx: Context, p: P.LaunchParams) -> dict[str, Any]:
     if (p.program is None) == (p.module is None):
         raise RelayError("invalid_request", "launch needs a program or a module (one of them).",
                          "e.g. launch(\"app.py\") or launch(module=\"pytest\").")
-    options = p.model_dump(exclude={"name"})
-    return await _start(ctx, factory.launch(ctx.request_timeout, **options), p.name)
+    options = p.model_dump(exclude={"name", "exceptions"})
+    return await _start(ctx, factory.launch(ctx.request_timeout, **options), p.name, p.exceptions)
 
 
 async def _attach(ctx: Context, p: P.AttachParams) -> dict[str, Any]:
     if (p.port is None) == (p.pid is None):
         raise RelayError("invalid_request", "attach needs a port or a pid (one of them).")
-    make = factory.attach(ctx.request_timeout, port=p.port, host=p.host, pid=p.pid, just_my_code=p.just_my_code)
+    make = factory.attach(ctx.request_timeout, port=p.port, host=p.host, pid=p.pid, just_my_code=p.just_my_code,
+                          path_mappings=p.path_mappings)
     return await _start(ctx, make, p.name)
 
 
@@ -155,6 +156,8 @@ async def _input(ctx: Context, p: P.InputParams) -> dict[str, Any]:
 
 async def _terminate(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
     session = session_of(ctx, p.session)
+    if not session.ended:
+        session.stopped_by_user = True  # its exit code is our kill: list and status say the user stopped it
     await ctx.manager.close_session(session)
     return {"state": session.state, "exit_code": session.exit_code}
 

@@ -39,6 +39,8 @@ def status_sentence(info: SessionInfo) -> str:
     head = f"{info.name} ({info.backend})"
     if info.state == "paused" and info.stop is not None:
         return f"{head} · {stop_sentence(info.stop)}"
+    if info.state == "terminated" and info.stopped_by_user:
+        return f"{head} · terminated — stopped by the user"
     if info.state == "terminated":
         code = "unknown" if info.exit_code is None else info.exit_code
         return f"{head} · terminated — exit code {code}"
