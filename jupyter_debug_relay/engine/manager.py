@@ -156,6 +156,7 @@ class SessionManager:
 
     async def sync_exceptions(self) -> None:
         for session in self.live():
+            session.backend.exception_types = tuple(self.breakpoints.exception_types)
             try:
                 await session.backend.set_exception_breakpoints(self.breakpoints.exceptions)
             except RelayError as exc:
