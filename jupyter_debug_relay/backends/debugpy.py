@@ -13,9 +13,10 @@ import debugpy.launcher
 
 from .. import python_source
 from ..errors import RelayError
-from ..model import Breakpoint, BreakpointResult, Variable, VariablePage
+from ..model import Breakpoint, BreakpointResult, Frame, Variable, VariablePage
 from .base import BackendEvents
 from .dap import DapBackend
+from .python_values import BYTES_TYPES, PythonValues
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
@@ -32,7 +33,23 @@ CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), k
 }
 NATIVE_LISTING = {"list", "tuple", "range", "deque", "dict", "defaultdict", "OrderedDict", "Counter"}  # debugpy's own
 CONDITION_FAILED = "pydevd: Error while evaluating expression in conditional breakpoint: "
+ALL_FRAMES = 1 << 30  # ``levels`` that reach the bottom of any stack
 GROUPS = ("special variables", "function variables", "class variables", "protected variables", "len()")
+
+
+def qualified_condition(name: str) -> str:
+    """A Python expression, true in the call of the function ``name`` names: ``Point.norm``, ``module.func``, ...
+
+    pydevd evaluates it in the called function's frame; the frames above its own, walked from the expression's,
+    reach that frame first among those of its plain name. Its ``co_qualname`` (``outer.<locals>.inner``), alone
+    or after its module's ``__name__``, must be ``name``; before Python 3.11 only ``module.func`` can match.
+    """
+    plain = name.rsplit(".", 1)[1]
+    frames = ("__import__('itertools').accumulate(range(64), lambda f, _: f and f.f_back, "
+              "initial=__import__('sys')._getframe())")
+    return (f"any({name!r} in (q, f.f_globals.get('__name__', '') + '.' + q) "
+            f"for f in [next((f for f in {frames} if f is not None and f.f_code.co_name == {plain!r}), None)] "
+            f"if f is not None for q in [getattr(f.f_code, 'co_qualname', f.f_code.co_name)])")
 
 
 def check_pid(pid: int) -> None:
@@ -91,10 +108,11 @@ async def check_interpreter(python: str) -> None:
                          details)
 
 
-class DebugpyBackend(DapBackend):
+class DebugpyBackend(PythonValues, DapBackend):
     """debugpy's adapter on stdio; the debuggee spawned here through ``runInTerminal``."""
 
     launch_adapter: list[str] | None = ADAPTER  # what a launch runs to reach the target
+    EXCEPTION_ROOT = "Python Exceptions"
 
     kind = "debugpy"
 
@@ -122,6 +140,7 @@ class DebugpyBackend(DapBackend):
         self.python = python
         self.attach_pid: int | None = None
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
+        self._parents = {}
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
         common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
@@ -212,12 +231,41 @@ class DebugpyBackend(DapBackend):
         found = await asyncio.gather(*(at_breakpoint(t) for t in others))
         return [t for t, hit in zip(others, found, strict=True) if hit]
 
+    def function_entry(self, bp: Breakpoint, entry: dict[str, Any]) -> dict[str, Any]:
+        """pydevd matches a function breakpoint by the code's plain name: a qualified one adds a condition on it."""
+        name = bp.name or ""
+        if "." not in name:
+            return entry
+        self._need("supportsConditionalBreakpoints", "qualified function breakpoints")
+        check = qualified_condition(name)
+        condition = entry.get("condition")
+        return {**entry, "name": name.rsplit(".", 1)[1], "condition": f"({check}) and ({condition})" if condition
+                else check}
+
     def check_condition(self, bp: Breakpoint) -> None:
         """Python targets: a condition must compile as a Python expression (``invalid_condition``)."""
         if bp.condition:
             python_source.check_condition(bp.condition)
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        """Children of a value; bytes as base64 chunks; references back to an ancestor marked as cycles."""
+        frame_id, parent = self.ref_origin.get(ref, (None, None))
+        if parent is not None and parent.type in BYTES_TYPES and parent.evaluate_name:
+            return await self.bytes_page(parent.evaluate_name, frame_id, start, count)
+        page = await self._children(ref, start, count)
+        self.mark_cycles(ref, page.items)
+        await self.show_bytes(page.items, frame_id)
+        return page
+
+    async def resume(self, action: str, thread_id: int | None) -> None:
+        self.forget_values()
+        await super().resume(action, thread_id)
+
+    async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
+        """pydevd honours ``startFrame`` only with ``levels``: from ``start`` without them means to the end."""
+        return await super().stack(thread_id, start, levels or (ALL_FRAMES if start else None))
+
+    async def _children(self, ref: int, start: int, count: int) -> VariablePage:
         """Children of a container, paged on the target side: by index, by row, by key or by iteration position."""
         frame_id, parent = self.ref_origin.get(ref, (None, None))
         expr = parent.evaluate_name if parent is not None else ""
