@@ -4,14 +4,12 @@ counted in bytes (issue 16)."""
 from __future__ import annotations
 
 import base64
-import os
-import shutil
-import subprocess
-import tempfile
 
 import pytest
 from conftest import line_of
-from test_panel import first_scope, wait_until
+from test_dap_lldb import SOURCE as SQUARES
+from test_dap_lldb import needs_lldb, squares  # noqa: F401 - a fixture
+from test_panel import first_scope, panels, wait_until  # noqa: F401 - a fixture
 
 from jupyter_debug_relay import Relay
 from jupyter_debug_relay.kernel.results import OutputResult
@@ -32,7 +30,6 @@ root = Node()
 root.child = Node(root)
 print("ready")  # stop
 """
-SQUARES = os.path.join(os.path.dirname(__file__), "programs", "squares.c")
 
 
 @pytest.fixture
@@ -83,15 +80,7 @@ def test_the_magics_show_bytes_and_cycles(kernel, write):
     kernel.magic("%dbg stop")
 
 
-@pytest.fixture
-def panels():
-    made: list[DebuggerPanel] = []
-    yield made.append
-    for panel in made:
-        panel.close()
-
-
-def test_the_panel_marks_a_cycle_and_reads_bytes_by_length(relay, write, panels):
+def test_the_panel_marks_a_cycle_and_reads_bytes_by_length(relay, write, panels):  # noqa: F811 - the fixture
     app = write("app.py", APP)
     relay.breakpoints.add(app, line_of(app, "# stop"))
     session = relay.launch(app)
@@ -117,23 +106,17 @@ def test_dropped_output_is_counted_in_bytes(write):
         assert OutputResult(page).text.startswith(f"[{page.dropped:,} bytes of earlier output dropped]\n")
 
 
-@pytest.mark.skipif(shutil.which("lldb-vscode-16") is None, reason="lldb-vscode-16 is not installed (lldb-16)")
-def test_a_frame_in_native_code_is_marked_as_such(relay, kernel):
-    folder = tempfile.mkdtemp(prefix="lldb-targets-")  # the leak check knows this folder's processes
-    try:
-        binary = os.path.join(folder, "squares")
-        subprocess.run(["gcc", "-g", "-O0", "-o", binary, SQUARES], check=True, timeout=60)
-        relay.breakpoints.add(SQUARES, line_of(SQUARES, "square body"))
-        session = relay.connect_dap(program=binary)
-        session.wait_for_stop(15)
-        frames = session.stack()
-        assert [f.native for f in frames[:2]] == [False, False] and frames[-1].native
-        assert frames[-1].path is None
-        session.terminate()
-        kernel.magic(f"%bp {SQUARES}:{line_of(SQUARES, 'square body')}")
-        kernel.magic(f"%dbg connect dap {binary} --name c")
-        where = kernel.magic("%dbg where").text.splitlines()
-        assert where[0].startswith("→ #0 square() at ") and where[-1].endswith(f"{frames[-1].name}() [native code]")
-        kernel.magic("%dbg stop")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+@needs_lldb
+def test_a_frame_in_native_code_is_marked_as_such(relay, kernel, squares):  # noqa: F811 - the fixture
+    relay.breakpoints.add(SQUARES, line_of(SQUARES, "square body"))
+    session = relay.connect_dap(program=squares)
+    session.wait_for_stop(15)
+    frames = session.stack()
+    assert [f.native for f in frames[:2]] == [False, False] and frames[-1].native
+    assert frames[-1].path is None
+    session.terminate()
+    kernel.magic(f"%bp {SQUARES}:{line_of(SQUARES, 'square body')}")
+    kernel.magic(f"%dbg connect dap {squares} --name c")
+    where = kernel.magic("%dbg where").text.splitlines()
+    assert where[0].startswith("→ #0 square() at ") and where[-1].endswith(f"{frames[-1].name}() [native code]")
+    kernel.magic("%dbg stop")
