@@ -196,3 +196,57 @@ def test_the_magics_set_qualified_typed_and_edited_breakpoints(kernel, write):
     assert kernel.magic("%bp edit 9 if x").text.startswith("error invalid_request: There is no breakpoint 9.")
     assert kernel.magic("%bp edit 2").text.startswith("error invalid_request: Usage: %bp edit ID")
     kernel.magic("%dbg stop")
+
+
+PROBE = """
+import sys
+CHECKS = {checks!r}
+
+
+def probe(name):
+    return eval(CHECKS[name], sys._getframe(1).f_globals, sys._getframe(1).f_locals)
+
+
+class Point:
+    def norm(self):
+        return [probe(n) for n in ("Point.norm", "__main__.Point.norm", "Vector.norm", "norm")]
+
+
+def norm():
+    return [probe(n) for n in ("Point.norm", "norm", "__main__.norm")]
+
+
+def outer():
+    def inner():
+        return probe("outer.<locals>.inner")
+    return inner()
+
+
+print(Point().norm(), norm(), outer())
+"""
+
+
+@pytest.mark.parametrize("python", ["python3.10", "python3.11", "python3.12", "python3.13"])
+def test_the_qualified_name_check_holds_on_every_python(python, tmp_path):
+    """The condition pydevd evaluates, in the frames of each interpreter (3.10 has no co_qualname)."""
+    import glob
+    import os
+    import shutil
+    import subprocess
+
+    from jupyter_debug_relay.backends.debugpy import qualified_condition
+
+    pyenv = os.path.expanduser(f"~/.pyenv/versions/{python[6:]}.*/bin/python")
+    candidates = [shutil.which(python), *sorted(glob.glob(pyenv))]
+    found = next((c for c in candidates if c and subprocess.run([c, "-c", ""], capture_output=True).returncode == 0),
+                 None)
+    if found is None:
+        pytest.skip(f"{python} is not installed (on PATH or under pyenv)")
+    names = ("Point.norm", "__main__.Point.norm", "Vector.norm", "norm", "__main__.norm", "outer.<locals>.inner")
+    checks = {name: qualified_condition(name) if "." in name else "True" for name in names}
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE.format(checks=checks))
+    out = subprocess.run([found, str(script)], capture_output=True, text=True, timeout=60)
+    nested = "False" if python == "python3.10" else "True"  # a nested function's qualified name needs co_qualname
+    methods = "[True, False, False, True]" if python == "python3.10" else "[True, True, False, True]"
+    assert out.stdout.strip() == f"{methods} [False, True, True] {nested}", out.stderr

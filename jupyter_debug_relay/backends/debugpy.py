@@ -42,14 +42,19 @@ def qualified_condition(name: str) -> str:
 
     pydevd evaluates it in the called function's frame; the frames above its own, walked from the expression's,
     reach that frame first among those of its plain name. Its ``co_qualname`` (``outer.<locals>.inner``), alone
-    or after its module's ``__name__``, must be ``name``; before Python 3.11 only ``module.func`` can match.
+    or after its module's ``__name__``, must be ``name``; before Python 3.11 (no ``co_qualname``) the object
+    ``name`` reaches from the module's globals must have that frame's code.
     """
     plain = name.rsplit(".", 1)[1]
+    first, *rest = name.split(".")
     frames = ("__import__('itertools').accumulate(range(64), lambda f, _: f and f.f_back, "
               "initial=__import__('sys')._getframe())")
+    reached = (f"__import__('functools').reduce(lambda o, a: getattr(o, a, None), {rest!r}, "
+               f"f.f_globals.get({first!r}))")
     return (f"any({name!r} in (q, f.f_globals.get('__name__', '') + '.' + q) "
+            f"or getattr(getattr(o, '__func__', o), '__code__', None) is f.f_code "
             f"for f in [next((f for f in {frames} if f is not None and f.f_code.co_name == {plain!r}), None)] "
-            f"if f is not None for q in [getattr(f.f_code, 'co_qualname', f.f_code.co_name)])")
+            f"if f is not None for q in [getattr(f.f_code, 'co_qualname', f.f_code.co_name)] for o in [{reached}])")
 
 
 def check_pid(pid: int) -> None:
