@@ -151,7 +151,8 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
                                     Extra("max_bytes", int, "B", help="Refuse a value that encodes to more."))),
     Magic("output", "Output", "output",
           extras=(Extra("tail", int, "N", help="Only the last N lines."),
-                  Extra("clear", bool, help="Forget the output read so far (the cursor goes on)."))),
+                  Extra("clear", bool, help="Forget the output kept so far; it is not counted as dropped (the "
+                        "cursor goes on)."))),
     Magic("input", "Output", "input", raw="text"),
     Magic("stop", "End", "terminate"),
     Magic("detach", "End", "detach"),
