@@ -121,6 +121,10 @@ class SessionHandle:
     def set_variable(self, ref: int, name: str, value: str) -> Variable:
         return self._op("set_variable", ref=ref, name=name, value=value)["variable"]
 
+    def set_expression(self, expression: str, value: str, frame_id: int | None = None) -> Variable:
+        """Assign ``value`` to ``expression`` (``p.x``, ``d['k']``, ``arr[3]``) in a frame; the new value."""
+        return self._op("set_expression", expression=expression, value=value, frame_id=frame_id)["variable"]
+
     def completions(self, text: str, frame_id: int | None = None) -> list[str]:
         return self._op("completions", text=text, frame_id=frame_id)["targets"]
 
@@ -131,6 +135,10 @@ class SessionHandle:
 
     def output(self, since: int = 0, limit: int | None = None) -> OutputPage:
         return self._op("output", since=since, limit=limit)
+
+    def clear_output(self) -> int:
+        """Forget the output kept so far; returns the cursor the next output gets."""
+        return self._op("clear_output")["cursor"]
 
     def send_input(self, text: str) -> None:
         self._op("input", text=text)

@@ -42,6 +42,7 @@ class Frame:
     line: int
     column: int = 1
     source_ref: int = 0
+    native: bool = False  # native code with no source file (at most the adapter's disassembly)
 
 
 @dataclass
@@ -98,6 +99,7 @@ class Variable:
     indexed: int = 0
     evaluate_name: str = ""
     truncated: bool = False
+    cycle: bool = False  # the value is one of its ancestors in the tree (a reference back): expanding it repeats
 
 
 @dataclass
@@ -191,3 +193,14 @@ class SessionInfo:
     pid: int | None = None
     parent: str | None = None
     stopped_by_user: bool = False  # ended by terminate: its exit code is the relay's kill, not the target's doing
+
+
+@dataclass
+class ProcessInfo:
+    """A local Python process to attach to: by ``pid``, or by ``port`` where debugpy listens for a client."""
+
+    pid: int
+    command: str  # its command line, secret-looking values masked
+    debugpy: bool = False  # debugpy is loaded in it or named on its command line
+    port: int | None = None  # the port debugpy listens on for it: attach(port=...)
+    listening: list[int] = field(default_factory=list)  # every TCP port the process itself listens on

@@ -21,9 +21,7 @@ from .engine.output import DEFAULT_CAP
 from .engine.session import BackendFactory
 from .errors import RelayError
 from .handles import SessionHandle, handle_for
-from .model import (
-    Breakpoint,
-)
+from .model import Breakpoint, ProcessInfo
 from .operations import Dispatcher
 from .protocols import tasks
 from .protocols.timeouts import clamp_timeout
@@ -179,6 +177,10 @@ class Relay:
         """Debug a Mycel service over JSON-RPC 2.0 on a WebSocket (``ws://host:9090/debug``)."""
         return self._started(self.operations.call("connect", dict(kind="mycel", url=url, name=name)))
 
+    def processes(self) -> list[ProcessInfo]:
+        """The local Python processes to attach to (pid, command line, the port debugpy listens on)."""
+        return self.operations.call("processes")["processes"]
+
     @property
     def sessions(self) -> list[SessionHandle]:
         return [handle_for(self, s) for s in self._run(lambda: list(self._manager.sessions.values()))]
@@ -247,8 +249,14 @@ class Breakpoints:
         """Pause a session just after a line of its output matches ``pattern`` (a regex, ``re.search``)."""
         return self._op("add_breakpoint", kind="output", pattern=pattern)["breakpoint"]
 
-    def exceptions(self, mode: str) -> str:
-        return self._op("set_exceptions", mode=mode)["exceptions"]
+    def exceptions(self, mode: str, types: list[str] | None = None) -> str:
+        """Stop on ``raised``, ``uncaught`` or ``none`` exceptions; of ``types`` (and subclasses) only when given."""
+        return self._op("set_exceptions", mode=mode, types=types)["exceptions"]
+
+    @property
+    def exception_types(self) -> list[str]:
+        """The exception types the exception mode is limited to (empty: every type)."""
+        return self._relay._run(lambda: list(self._store().exception_types))
 
     def condition_errors(self, stop: bool = True) -> bool:
         """Whether a breakpoint whose condition fails (a NameError, a TypeError) stops there; default: it does."""
@@ -271,3 +279,9 @@ class Breakpoints:
 
     def enable(self, bp_id: int, enabled: bool = True) -> Breakpoint:
         return self._op("update_breakpoint", id=bp_id, enabled=enabled)["breakpoint"]
+
+    def update(self, bp_id: int, condition: str | None = None, hit_condition: str | None = None,
+               log_message: str | None = None, enabled: bool | None = None) -> Breakpoint:
+        """Change a breakpoint in place, on every live session; ``None`` leaves a field as it is, ``""`` removes it."""
+        return self._op("update_breakpoint", id=bp_id, condition=condition, hit_condition=hit_condition,
+                        log_message=log_message, enabled=enabled)["breakpoint"]

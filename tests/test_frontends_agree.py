@@ -7,6 +7,7 @@ One kernel, three sessions of the same program — ``py`` driven by the Python A
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import pytest
@@ -161,11 +162,16 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     same([t.py(f"s.set_variable({refs[0]}, 'total', '7')"),
           t.magic("%dbg set --session mg total = 7", "variable"),
           t.comm("setVariable", "variable", ref=refs[2], name="total", value="7")], "set_variable")
+    same([t.py("s.set_expression('items[1]', '9')"), t.magic("%dbg set --session mg items[1] = 9", "variable"),
+          t.comm("set_expression", "variable", expression="items[1]", value="9")], "set_expression")
+    cleared = [t.py("s.clear_output()"), t.magic("%dbg output --session mg --clear", "cursor"),
+               t.comm("clear_output", "cursor")]
+    assert all(isinstance(c.get("ok"), int) for c in cleared), cleared
     sent = [t.py("s.send_input('hi\\n')"), t.magic("%dbg input --session mg hi", None),
             t.comm("input", None, text="hi\n")]
     assert sent == [{"ok": None}, {"ok": None}, {"ok": {}}], sent
     REACHED.update({"sessions", "status", "threads", "stack", "scopes", "variables", "evaluate", "completions",
-                    "source", "output", "set_variable", "input"})
+                    "source", "output", "set_variable", "input", "set_expression", "clear_output"})
     # -- running: each step the same on each session
     for op, py, word in (("next", "s.next()", "next"), ("step_in", "s.step_in()", "step"),
                          ("continue", "s.continue_()", "continue"), ("step_out", "s.step_out()", "out")):
@@ -217,6 +223,11 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     assert [c["ok"]["state"] for c in created] == ["created"] * 3, created
     same(created, "create")
     REACHED.add("create")
+    listed = [t.py("relay.processes()"), t.magic("%dbg attach --list", "processes"),
+              t.comm("processes", "processes", None)]
+    mine = same([{"ok": [p["command"] for p in r["ok"] if p["pid"] == os.getpid()]} for r in listed], "processes")
+    assert len(mine) == 1, listed  # this test's own process, a Python process of the same user
+    REACHED.add("processes")
     # -- what a launched debugpy session refuses, refused alike
     same_error([t.py("s.detach()"), t.magic("%dbg detach --session mg", None), t.comm("detach", None)],
                "detach", "unsupported")

@@ -106,7 +106,7 @@ def test_breakpoint_operations_run_on_a_bare_engine(tmp_path):
     added = run(ctx, "add_breakpoint", {"path": str(app), "line": 2, "condition": "x > 0"})["breakpoint"]
     assert (added.line, added.condition, added.status) == (2, "x > 0", "pending")
     assert run(ctx, "update_breakpoint", {"id": added.id, "enabled": False})["breakpoint"].enabled is False
-    assert run(ctx, "set_exceptions", {"mode": "raised"}) == {"exceptions": "raised"}
+    assert run(ctx, "set_exceptions", {"mode": "raised"}) == {"exceptions": "raised", "exception_types": []}
     listed = run(ctx, "breakpoints", {})
     assert [bp.id for bp in listed["breakpoints"]] == [added.id] and listed["exceptions"] == "raised"
     assert run(ctx, "remove_breakpoint", {"id": added.id})["breakpoint"].id == added.id

@@ -73,6 +73,7 @@ class Backend(abc.ABC):
 
     kind: str = "backend"  # debugpy | dap | mycel | ez
     stop_on_condition_error: bool = True  # whether a breakpoint whose condition fails stops (where it can say)
+    exception_types: tuple[str, ...] = ()  # the exception mode applies to these types only (empty: every type)
 
     def __init__(self, events: BackendEvents) -> None:
         self.events = events
@@ -208,6 +209,10 @@ class Backend(abc.ABC):
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         raise self.unsupported("setting variables")
+
+    async def set_expression(self, expression: str, value: str, frame_id: int | None) -> Variable:
+        """Assign ``value`` to an assignable ``expression`` (``p.x``, ``d['k']``) in a frame; its new value."""
+        raise self.unsupported("setting expressions")
 
     async def completions(self, text: str, frame_id: int | None) -> list[str]:
         raise self.unsupported("completions")

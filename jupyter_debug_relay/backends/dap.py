@@ -420,7 +420,7 @@ class DapBackend(DapFeatures, Backend):
         if frame_id is not None:
             args["frameId"] = frame_id
         answer = await self.request("completions", args)
-        return [t.get("text") or t["label"] for t in answer["targets"]]
+        return list(dict.fromkeys(t.get("text") or t["label"] for t in answer["targets"]))  # each once
 
     async def source(self, frame: Frame) -> str:
         if frame.path and os.path.isfile(frame.path):

@@ -10,7 +10,8 @@ import binascii
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RelayError, Unsupported
-from ..model import Breakpoint, BreakpointResult, Frame
+from ..model import Breakpoint, BreakpointResult, Frame, Variable
+from ..protocols.dap import DapRequestError
 from . import dap_messages as wire
 
 EXCEPTION_FILTERS = {"raised": ["raised", "uncaught"], "uncaught": ["uncaught"], "none": []}
@@ -45,12 +46,16 @@ class DapFeatures:
     _instruction_bps: dict[tuple[str, int], dict[str, Any]]
     _exit_code: int | None
     events: Any
+    exception_types: tuple[str, ...]
+    EXCEPTION_ROOT: str | None = None  # the root of the adapter's exception tree (exceptionOptions paths)
 
     if TYPE_CHECKING:
         async def request(self, command: str, arguments: dict[str, Any] | None = None,
                           timeout: float | None = None) -> Any: ...
 
         def violated(self, error: RelayError) -> None: ...
+
+        def _known(self, var: Variable, frame_id: int | None) -> Variable: ...
 
     # -- breakpoints ------------------------------------------------------------------------
 
@@ -78,6 +83,7 @@ class DapFeatures:
     def _entries(self, bps: list[Breakpoint], kind: str) -> tuple[list[dict[str, Any]], dict[int, RelayError]]:
         """The DAP entries of the breakpoints the adapter can take, and why it cannot take the others."""
         entries, refused = [], {}
+        names: dict[str, Breakpoint] = {}  # function breakpoints sent by name: the adapter keeps one per name
         for index, bp in enumerate(bps):
             entry: dict[str, Any] = {"line": bp.line} if kind == "line" else {"name": bp.name}
             try:
@@ -86,11 +92,22 @@ class DapFeatures:
                     if getattr(bp, field):
                         self._need(capability, feature)
                         entry[key] = getattr(bp, field)
+                if kind == "function":
+                    entry = self.function_entry(bp, entry)
+                    other = names.setdefault(entry["name"], bp)
+                    if other is not bp:
+                        raise RelayError("invalid_request", f"{self.adapter_name} keeps one function breakpoint per "
+                                         f"name, and breakpoint {other.id} ({other.name}) already stops on "
+                                         f"{entry['name']!r}.", "Remove one of them, or use a line breakpoint.")
             except RelayError as exc:  # unsupported, or invalid_condition
                 refused[index] = exc
                 continue
             entries.append(entry)
         return entries, refused
+
+    def function_entry(self, bp: Breakpoint, entry: dict[str, Any]) -> dict[str, Any]:
+        """The ``setFunctionBreakpoints`` entry of ``bp``; an adapter that matches names its own way changes it."""
+        return entry
 
     def check_condition(self, bp: Breakpoint) -> None:
         """Refuse a condition the target's language rejects; a generic adapter judges its own (it says so)."""
@@ -122,7 +139,8 @@ class DapFeatures:
         entries, refused = self._entries(bps, "function")
         answer = await self.request("setFunctionBreakpoints", {"breakpoints": entries})
         results = self._merge(bps, answer, refused)
-        self._function_bps = {bp.name or "": bp.id for bp, r in zip(bps, results, strict=True) if r.verified}
+        sent = [(bp, r) for index, (bp, r) in enumerate(zip(bps, results, strict=True)) if index not in refused]
+        self._function_bps = {entry["name"]: bp.id for entry, (bp, r) in zip(entries, sent, strict=True) if r.verified}
         self._remember_conditions(bps)
         return results
 
@@ -137,7 +155,18 @@ class DapFeatures:
         if not offered:
             raise self.unsupported("exception breakpoints")
         filters = [f for f in EXCEPTION_FILTERS[mode] if f in offered]
-        await self.request("setExceptionBreakpoints", {"filters": filters})
+        arguments: dict[str, Any] = {"filters": filters}
+        if self.exception_types and filters:
+            arguments["exceptionOptions"] = self.exception_options(mode)
+        await self.request("setExceptionBreakpoints", arguments)
+
+    def exception_options(self, mode: str) -> list[dict[str, Any]]:
+        """DAP ``exceptionOptions`` limiting ``mode`` to ``exception_types``; the path's root is the adapter's own."""
+        if self.EXCEPTION_ROOT is None:
+            raise self.unsupported("exception breakpoints limited to some types")
+        self._need("supportsExceptionOptions", "exception breakpoints limited to some types")
+        path = [{"names": [self.EXCEPTION_ROOT]}, {"names": list(self.exception_types)}]
+        return [{"path": path, "breakMode": "always" if mode == "raised" else "unhandled"}]
 
     # -- what only some adapters can do (each checked against the adapter's capabilities) ---
 
@@ -203,6 +232,16 @@ class DapFeatures:
             "memoryReference": reference, "offset": offset, "instructionOffset": instruction_offset,
             "instructionCount": count, "resolveSymbols": True})
         return answer["instructions"]
+
+    async def set_expression(self, expression: str, value: str, frame_id: int | None) -> Variable:
+        args: dict[str, Any] = {"expression": expression, "value": value}
+        if frame_id is not None:
+            args["frameId"] = frame_id
+        try:
+            answer = await self._gated("supportsSetExpression", "setting expressions", "setExpression", args)
+        except DapRequestError as exc:
+            raise wire.evaluation_failed(f"{expression} = {value}", exc.message) from None
+        return self._known(wire.variable(expression, answer["value"], answer, expression), frame_id)
 
     async def read_memory(self, reference: str, offset: int, count: int) -> dict[str, Any]:
         answer = await self._gated("supportsReadMemoryRequest", "reading memory", "readMemory",

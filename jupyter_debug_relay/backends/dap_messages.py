@@ -269,7 +269,7 @@ EVENTS = shapes("event", {
 RESPONSES = shapes("response", {
     "initialize": Capabilities, "threads": ThreadsResponse, "stackTrace": StackTraceResponse,
     "scopes": ScopesResponse, "variables": VariablesResponse, "evaluate": EvaluateResponse,
-    "setVariable": SetVariableResponse, "setBreakpoints": BreakpointsResponse,
+    "setVariable": SetVariableResponse, "setExpression": SetVariableResponse, "setBreakpoints": BreakpointsResponse,
     "setFunctionBreakpoints": BreakpointsResponse, "setDataBreakpoints": BreakpointsResponse,
     "setInstructionBreakpoints": BreakpointsResponse, "exceptionInfo": ExceptionInfoResponse,
     "completions": CompletionsResponse, "source": SourceResponse, "readMemory": ReadMemoryResponse,
@@ -288,7 +288,8 @@ def thread(t: DapThread) -> Thread:
 def frame(f: StackFrame) -> Frame:
     source = f.get("source") or {}
     return Frame(id=f["id"], name=f["name"], path=source.get("path"), line=f.get("line", 0),
-                 column=f.get("column", 1), source_ref=source.get("sourceReference") or 0)
+                 column=f.get("column", 1), source_ref=source.get("sourceReference") or 0,
+                 native=not source.get("path"))  # at most the adapter's disassembly: no source file
 
 
 def scope(s: DapScope) -> Scope:

@@ -13,11 +13,12 @@ import debugpy.launcher
 
 from .. import python_source
 from ..errors import RelayError
-from ..model import Breakpoint, BreakpointResult, ExceptionInfo, Variable, VariablePage
+from ..model import Breakpoint, BreakpointResult, ExceptionInfo, Frame, Variable, VariablePage
 from . import dap_messages as wire
 from .base import BackendEvents
 from .dap import DapBackend
 from .pydevd_traceback import python_order
+from .python_values import BYTES_TYPES, PythonValues
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
@@ -34,7 +35,28 @@ CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), k
 }
 NATIVE_LISTING = {"list", "tuple", "range", "deque", "dict", "defaultdict", "OrderedDict", "Counter"}  # debugpy's own
 CONDITION_FAILED = "pydevd: Error while evaluating expression in conditional breakpoint: "
+ALL_FRAMES = 1 << 30  # ``levels`` that reach the bottom of any stack
 GROUPS = ("special variables", "function variables", "class variables", "protected variables", "len()")
+
+
+def qualified_condition(name: str) -> str:
+    """A Python expression, true in the call of the function ``name`` names: ``Point.norm``, ``module.func``, ...
+
+    pydevd evaluates it in the called function's frame; the frames above its own, walked from the expression's,
+    reach that frame first among those of its plain name. Its ``co_qualname`` (``outer.<locals>.inner``), alone
+    or after its module's ``__name__``, must be ``name``; before Python 3.11 (no ``co_qualname``) the object
+    ``name`` reaches from the module's globals must have that frame's code.
+    """
+    plain = name.rsplit(".", 1)[1]
+    first, *rest = name.split(".")
+    frames = ("__import__('itertools').accumulate(range(64), lambda f, _: f and f.f_back, "
+              "initial=__import__('sys')._getframe())")
+    reached = (f"__import__('functools').reduce(lambda o, a: getattr(o, a, None), {rest!r}, "
+               f"f.f_globals.get({first!r}))")
+    return (f"any({name!r} in (q, f.f_globals.get('__name__', '') + '.' + q) "
+            f"or getattr(getattr(o, '__func__', o), '__code__', None) is f.f_code "
+            f"for f in [next((f for f in {frames} if f is not None and f.f_code.co_name == {plain!r}), None)] "
+            f"if f is not None for q in [getattr(f.f_code, 'co_qualname', f.f_code.co_name)] for o in [{reached}])")
 
 
 def check_pid(pid: int) -> None:
@@ -107,10 +129,11 @@ def remote_paths(path_mappings: dict[str, str] | None) -> dict[str, Any]:
     return {"pathMappings": mappings} if mappings else {}
 
 
-class DebugpyBackend(DapBackend):
+class DebugpyBackend(PythonValues, DapBackend):
     """debugpy's adapter on stdio; the debuggee spawned here through ``runInTerminal``."""
 
     launch_adapter: list[str] | None = ADAPTER  # what a launch runs to reach the target
+    EXCEPTION_ROOT = "Python Exceptions"
 
     kind = "debugpy"
 
@@ -139,6 +162,7 @@ class DebugpyBackend(DapBackend):
         self.python = python
         self.attach_pid: int | None = None
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
+        self._parents = {}
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
         common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
@@ -235,12 +259,41 @@ class DebugpyBackend(DapBackend):
         info.traceback = python_order(info.traceback)
         return info
 
+    def function_entry(self, bp: Breakpoint, entry: dict[str, Any]) -> dict[str, Any]:
+        """pydevd matches a function breakpoint by the code's plain name: a qualified one adds a condition on it."""
+        name = bp.name or ""
+        if "." not in name:
+            return entry
+        self._need("supportsConditionalBreakpoints", "qualified function breakpoints")
+        check = qualified_condition(name)
+        condition = entry.get("condition")
+        return {**entry, "name": name.rsplit(".", 1)[1], "condition": f"({check}) and ({condition})" if condition
+                else check}
+
     def check_condition(self, bp: Breakpoint) -> None:
         """Python targets: a condition must compile as a Python expression (``invalid_condition``)."""
         if bp.condition:
             python_source.check_condition(bp.condition)
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        """Children of a value; bytes as base64 chunks; references back to an ancestor marked as cycles."""
+        frame_id, parent = self.ref_origin.get(ref, (None, None))
+        if parent is not None and parent.type in BYTES_TYPES and parent.evaluate_name:
+            return await self.bytes_page(parent.evaluate_name, frame_id, start, count)
+        page = await self._children(ref, start, count)
+        self.mark_cycles(ref, page.items)
+        await self.show_bytes(page.items, frame_id)
+        return page
+
+    async def resume(self, action: str, thread_id: int | None) -> None:
+        self.forget_values()
+        await super().resume(action, thread_id)
+
+    async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
+        """pydevd honours ``startFrame`` only with ``levels``: from ``start`` without them means to the end."""
+        return await super().stack(thread_id, start, levels or (ALL_FRAMES if start else None))
+
+    async def _children(self, ref: int, start: int, count: int) -> VariablePage:
         """Children of a container, paged on the target side: by index, by row, by key or by iteration position."""
         frame_id, parent = self.ref_origin.get(ref, (None, None))
         expr = parent.evaluate_name if parent is not None else ""

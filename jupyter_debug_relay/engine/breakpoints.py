@@ -21,6 +21,7 @@ class BreakpointStore:
         self._missing: set[int] = set()  # line breakpoints whose file does not exist yet
         self._ids = itertools.count(1)
         self.exceptions = "uncaught"  # the default of sessions started without a mode of their own
+        self.exception_types: list[str] = []  # the exception mode applies to these types only (empty: every type)
         self.stop_on_condition_error = True  # a condition that fails to evaluate stops, as in VS Code
 
     def list(self) -> list[Breakpoint]:
@@ -158,12 +159,33 @@ class BreakpointStore:
         """The enabled output breakpoints, which every session's output is matched against."""
         return [bp for bp in self._items.values() if bp.kind == "output" and bp.enabled]
 
-    def set_exceptions(self, mode: str) -> str:
+    def set_exceptions(self, mode: str, types: list[str] | None = None) -> str:
+        """Stop on ``mode`` exceptions, of ``types`` only (names such as ``ValueError``, ``app.Error``) when given."""
         if mode not in EXCEPTION_MODES:
             raise RelayError("invalid_request", f"Unknown exception mode {mode!r}.",
                              "Use raised, uncaught or none.")
-        self.exceptions = mode
+        wrong = [name for name in types or [] if not all(part.isidentifier() for part in name.split("."))]
+        if wrong:
+            raise RelayError("invalid_request", f"{wrong[0]!r} is not an exception type name.",
+                             "Name exception classes, e.g. ValueError,KeyError or mymodule.MyError.",
+                             {"field": "types"})
+        self.exceptions, self.exception_types = mode, list(dict.fromkeys(types or []))
         return mode
+
+    def update(self, bp_id: int, **changes: str | None) -> Breakpoint:
+        """Change a breakpoint's ``condition``, ``hit_condition`` or ``log_message`` in place ("" removes one)."""
+        bp = self.get(bp_id)
+        given = {key: value.strip() or None for key, value in changes.items() if value is not None}
+        if given.get("condition") and bp.kind == "line" and (bp.path or "").endswith(".py"):
+            python_source.check_condition(given["condition"])  # the backend judges other languages when it is sent
+        if given.get("hit_condition"):
+            python_source.check_hit_condition(given["hit_condition"])
+        if bp.kind == "stage" and (given.get("hit_condition") or given.get("log_message")):
+            raise RelayError("invalid_request", "A stage breakpoint takes a condition only.",
+                             "Give it a condition, or use a line breakpoint for a hit count or a log message.")
+        for key, value in given.items():
+            setattr(bp, key, value)
+        return bp
 
     def remove(self, bp_id: int) -> Breakpoint:
         bp = self.get(bp_id)

@@ -171,6 +171,7 @@ class SessionManager:
         for session in self.live():
             if session.exceptions is not None:
                 continue
+            session.backend.exception_types = tuple(self.breakpoints.exception_types)
             try:
                 await session.backend.set_exception_breakpoints(self.breakpoints.exceptions)
             except RelayError as exc:

@@ -54,6 +54,13 @@ class OutputRing:
         cursor = chunks[-1].seq + 1 if chunks else max(since, self.first)
         return OutputPage(chunks=chunks, cursor=cursor, dropped=self.dropped)
 
+    def clear(self) -> int:
+        """Let go of every chunk (asked for: not counted as dropped); returns the cursor the next chunk gets."""
+        self._chunks.clear()
+        self._size = 0
+        self.first = self._next_seq
+        return self._next_seq
+
     def tail(self, count: int) -> OutputPage:
         chunks = [c for c, _ in self._chunks][-count:] if count > 0 else []
         return OutputPage(chunks=chunks, cursor=self._next_seq, dropped=self.dropped)

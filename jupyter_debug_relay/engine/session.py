@@ -111,6 +111,7 @@ class Session(BackendEvents):
         store = self.manager.breakpoints
         store.appeared()  # a pending file that exists by now is sent with the rest
         self.backend.stop_on_condition_error = store.stop_on_condition_error
+        self.backend.exception_types = tuple(store.exception_types)
         try:
             await self.backend.start([bp for bp in store.list() if store.sendable(bp)],
                                      store.exceptions if self.exceptions is None else self.exceptions)
@@ -307,6 +308,10 @@ class Session(BackendEvents):
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         self.require_paused()
         return self._cut(await self.backend.set_variable(ref, name, value))
+
+    async def set_expression(self, expression: str, value: str, frame_id: int | None) -> Variable:
+        self.require_paused()
+        return self._cut(await self.backend.set_expression(expression, value, await self._frame_id(frame_id)))
 
     async def completions(self, text: str, frame_id: int | None) -> list[str]:
         return await self.backend.completions(text, await self._frame_id(frame_id))

@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import logging
 import os
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +17,7 @@ from ..operations import OPERATIONS, parse
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..relay import Relay
 from ..text import short_path
+from .editing import EditingCommands
 from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
 from .mycel_commands import MycelCommands
@@ -26,6 +26,7 @@ from .results import (
     BreakpointsResult,
     ErrorResult,
     OutputResult,
+    ProcessesResult,
     Result,
     SessionsResult,
     StackResult,
@@ -38,7 +39,6 @@ from .results import (
 
 log = logging.getLogger(__name__)
 
-_ASSIGNMENT = re.compile(r"^\s*(?P<name>[^=]+?)\s*=(?!=)\s*(?P<value>.+)$", re.S)
 _SOURCE, _SESSIONS = OPERATIONS["source"], OPERATIONS["sessions"]
 
 
@@ -59,7 +59,7 @@ def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
     return wrapper
 
 
-class Commands(MycelCommands):
+class Commands(MycelCommands, EditingCommands):
     """Runs magic lines against one ``Relay``; remembers the current session and the selected frame."""
 
     def __init__(self, relay: Relay, namespace: dict[str, Any] | None = None) -> None:
@@ -180,7 +180,9 @@ class Commands(MycelCommands):
             return self._stop_result(handle, None, prefix=prefix)
         return self._wait(handle, command.extras.get("timeout"), prefix)
 
-    def do_attach(self, command: Command) -> StopResult:
+    def do_attach(self, command: Command) -> Result:
+        if command.extras.get("list"):
+            return ProcessesResult(self.relay.operations.call("processes")["processes"])
         handle = self._start(command)
         return self._stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
 
@@ -240,10 +242,10 @@ class Commands(MycelCommands):
 
     def do_where(self, command: Command) -> StackResult:
         handle = self.session(command.session)
-        frames = self._run(command, handle)["frames"]
+        stack = self._run(command, handle)
         chosen = self._selected.get(handle.id)
         selected = chosen[1] if chosen and handle.stop is not None and chosen[0] == id(handle.stop) else 0
-        return StackResult(frames, selected)
+        return StackResult(stack["frames"], selected, command.args.get("start", 0), stack["total"])
 
     def do_frame(self, command: Command) -> StopResult:
         handle = self.session(command.session)
@@ -316,20 +318,6 @@ class Commands(MycelCommands):
         frame = {} if "frame_id" in command.args else {"frame_id": self._frame_id(handle)}
         return ValueResult(self._run(command, handle, **frame)["variable"])
 
-    def do_set(self, command: Command) -> ValueResult:
-        handle = self.session(command.session)
-        match = _ASSIGNMENT.match(command.text)
-        if match is None:
-            raise RelayError("invalid_request", f"Cannot read {command.text!r} as NAME = VALUE.",
-                             "e.g. `%debug_session set total = 0`.")
-        name, value = match.group("name"), match.group("value").strip()
-        frame_id = self._frame_id(handle)
-        for scope in handle.scopes(frame_id):
-            if any(v.name == name for v in handle.variables(scope.ref, 0, 1000).items):
-                return ValueResult(self._run(command, handle, ref=scope.ref, name=name, value=value)["variable"])
-        raise RelayError("invalid_request", f"There is no variable {name!r} in this frame's scopes.",
-                         "See the names with `%debug_session vars`; set an attribute through its owner's ref.")
-
     def do_pull(self, command: Command) -> Result:
         handle = self.session(command.session)
         expression = command.text
@@ -345,8 +333,11 @@ class Commands(MycelCommands):
 
     # -- output -----------------------------------------------------------------------------
 
-    def do_output(self, command: Command) -> OutputResult:
-        return OutputResult(self._run(command, self.session(command.session)), command.extras.get("tail"))
+    def do_output(self, command: Command) -> Result:
+        handle = self.session(command.session)
+        if command.extras.get("clear"):
+            return self._clear_output(handle)
+        return OutputResult(self._run(command, handle), command.extras.get("tail"))
 
     def do_input(self, command: Command) -> Result:
         handle = self.session(command.session)
@@ -442,8 +433,10 @@ class Commands(MycelCommands):
         return BreakpointsResult([self.relay.breakpoints.add_output(command.spec.pattern or "")])
 
     def bp_exceptions(self, command: BpCommand) -> Result:
-        result = Result(f"stop on exceptions: {self.relay.breakpoints.exceptions(command.spec.name)}")
-        result.exceptions = command.spec.name
+        mode = self.relay.breakpoints.exceptions(command.spec.name, command.types or None)
+        only = f" ({', '.join(command.types)} only)" if command.types else ""
+        result = Result(f"stop on exceptions: {mode}{only}")
+        result.exceptions, result.types = mode, command.types
         return result
 
     def bp_condition_errors(self, command: BpCommand) -> Result:

@@ -110,7 +110,9 @@ _WAIT_EXTRAS = (Extra("timeout", float, "S", help="Seconds to wait for the first
 
 MAGICS: dict[str, Magic] = {m.word: m for m in (
     Magic("launch", "Start or join a target", "launch", script=True, extras=_WAIT_EXTRAS),
-    Magic("attach", "Start or join a target", "attach"),
+    Magic("attach", "Start or join a target", "attach",
+          extras=(Extra("list", bool, help="List the local Python processes to attach to (pid, command line, "
+                        "the port debugpy listens on) instead of attaching."),)),
     Magic("connect", "Start or join a target", "connect", positional=("kind", "target"), remainder="args",
           hidden=("url", "program"),
           extras=(Extra("target", metavar="[URL|PROGRAM]", positional=True,
@@ -147,7 +149,9 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
                                     Extra("as", metavar="LOCAL", help="The notebook name to store it under."),
                                     Extra("max_bytes", int, "B", help="Refuse a value that encodes to more."))),
     Magic("output", "Output", "output",
-          extras=(Extra("tail", int, "N", help="Only the last N lines."),)),
+          extras=(Extra("tail", int, "N", help="Only the last N lines."),
+                  Extra("clear", bool, help="Forget the output kept so far; it is not counted as dropped (the "
+                        "cursor goes on)."))),
     Magic("input", "Output", "input", raw="text"),
     Magic("inspect", "Mycel", "inspect", positional=("what", "name")),
     Magic("ready", "Mycel", "ready"),

@@ -18,8 +18,9 @@ def _wrapped(magic: Magic, width: int = 110) -> str:
 
 BP_HELP = """\
 %bp FILE:LINE [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]
-%bp func NAME [if CONDITION]
-%bp exceptions raised|uncaught|none
+%bp func NAME [if CONDITION]                          (NAME may be qualified: Point.norm, module.func)
+%bp exceptions raised|uncaught|none [TYPE,TYPE...]    (only those exception types, e.g. ValueError,KeyError)
+%bp edit ID [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]   (a clause with nothing after it removes it)
 %bp condition-errors stop|run                         (whether a failing condition stops)
 %bp stage FLOW STAGE [rule N] [if CONDITION]          (Mycel)
 %bp output REGEX                                      (pause just after a matching line of output)

@@ -9,7 +9,7 @@ from ..errors import RelayError
 from ..model import Breakpoint
 from .grammar import split
 
-BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "output", "list", "rm", "clear", "disable",
+BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "output", "edit", "list", "rm", "clear", "disable",
                "enable")
 
 
@@ -19,12 +19,14 @@ BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "output", "lis
 class BpCommand:
     """A parsed ``%bp`` line: the verb, the breakpoint it describes (id 0, not yet added), the ids it names."""
 
-    verb: str  # line | func | exceptions | condition_errors | stage | output | list | rm | clear | disable | enable
+    verb: str  # line, func, exceptions, condition_errors, stage, output, edit, list, rm, clear, disable or enable
     spec: Breakpoint = field(default_factory=lambda: Breakpoint(id=0, kind="line"))
     ids: list[int] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)  # exceptions: the exception types it is limited to
+    changes: dict[str, str] = field(default_factory=dict)  # edit: the clauses given ("" removes one)
 
 
-_LINE_CLAUSES = re.compile(r"(if|hit|log)(?=\s)")
+_LINE_CLAUSES = re.compile(r"(if|hit|log)(?=\s|$)")
 _STAGE_CLAUSES = re.compile(r"(if|rule)(?=\s)")
 
 
@@ -87,9 +89,11 @@ def parse_bp_line(line: str) -> BpCommand:
         return BpCommand(first, ids=ids)
     if first == "exceptions":
         words = split(rest)
-        if len(words) != 1 or words[0] not in ("raised", "uncaught", "none"):
-            raise RelayError("invalid_request", "Usage: %bp exceptions raised|uncaught|none.")
-        return BpCommand("exceptions", Breakpoint(id=0, kind="exception", name=words[0]))
+        if not words or words[0] not in ("raised", "uncaught", "none") or (words[0] == "none" and len(words) > 1):
+            raise RelayError("invalid_request", "Usage: %bp exceptions raised|uncaught|none [TYPE,TYPE...].",
+                             "e.g. %bp exceptions raised ValueError,KeyError")
+        types = [name for word in words[1:] for name in word.split(",") if name]
+        return BpCommand("exceptions", Breakpoint(id=0, kind="exception", name=words[0]), types=types)
     if first == "output":  # the rest of the line is the regex, as written
         if not rest.strip():
             raise RelayError("invalid_request", "Usage: %bp output REGEX.", "e.g. %bp output ^ERROR")
@@ -101,6 +105,14 @@ def parse_bp_line(line: str) -> BpCommand:
                              "stop: a breakpoint whose condition fails stops there (the default); run: it does not.")
         return BpCommand("condition_errors", Breakpoint(id=0, kind="exception", name=words[0]))
     head, clauses = _clauses(text, _STAGE_CLAUSES if first == "stage" else _LINE_CLAUSES)
+    if first == "edit":
+        words = split(head)[1:]
+        if len(words) != 1 or not clauses:
+            raise RelayError("invalid_request", "Usage: %bp edit ID [if CONDITION] [hit HIT] [log MESSAGE].",
+                             "A clause with nothing after it removes it: `%bp edit 2 if` makes breakpoint 2 "
+                             "unconditional.")
+        names = {"if": "condition", "hit": "hit_condition", "log": "log_message"}
+        return BpCommand("edit", ids=_ids(words, first), changes={names[k]: v for k, v in clauses.items()})
     condition = clauses.get("if") or None
     if "if" in clauses and not condition:
         raise RelayError("invalid_condition", "`if` needs a condition after it.", "e.g. %bp app.py:12 if i == 3")

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import RelayError
-from ..model import Breakpoint, Frame, OutputPage, SessionInfo, StopInfo, Thread, Variable
+from ..model import Breakpoint, Frame, OutputPage, ProcessInfo, SessionInfo, StopInfo, Thread, Variable
 from ..text import breakpoint_text, exit_text, finished_text, short_path, signal_name, stop_text
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
+CYCLE = "  ↺ cycle: an ancestor again"  # after a value that is one of its ancestors in the tree
 
 
 def _e(value: Any) -> str:
@@ -107,19 +108,25 @@ def source_html(source: str, line: int, context: int = SOURCE_CONTEXT) -> str:
 
 
 class StackResult(Result):
-    """The frames of a thread; the selected one marked."""
+    """The frames of a thread from frame ``start`` (of ``total``); the selected one marked, native code said so."""
 
-    def __init__(self, frames: list[Frame], selected: int = 0) -> None:
-        self.frames, self.selected = frames, selected
+    def __init__(self, frames: list[Frame], selected: int = 0, start: int = 0, total: int | None = None) -> None:
+        self.frames, self.selected, self.start = frames, selected, start
+        self.total = total if total is not None else start + len(frames)
         lines = [
-            f"{'→' if i == selected else ' '} #{i} {f.name}() at {short_path(f.path)}:{f.line}"
-            for i, f in enumerate(frames)
+            f"{'→' if i == selected else ' '} #{i} {f.name}() " + ("[native code]" if f.native else
+                                                                 f"at {short_path(f.path)}:{f.line}")
+            for i, f in enumerate(frames, start)
         ]
+        shown_to = start + len(frames)
+        if frames and (start or shown_to < self.total):
+            lines.append(f"… frames {start}–{shown_to - 1} of {self.total} (use --start/--levels for more)")
         super().__init__("\n".join(lines) or "no frames")
 
     def _repr_html_(self) -> str:
-        rows = [(f"#{i}", f.name, short_path(f.path), f.line) for i, f in enumerate(self.frames)]
-        return _table(("", "function", "file", "line"), rows, self.selected)
+        rows = [(f"#{i}", f.name, "native code" if f.native else short_path(f.path), "" if f.native else f.line)
+                for i, f in enumerate(self.frames, self.start)]
+        return _table(("", "function", "file", "line"), rows, self.selected - self.start)
 
 
 class VariablesResult(Result):
@@ -128,8 +135,8 @@ class VariablesResult(Result):
     def __init__(self, title: str, variables: list[Variable], start: int = 0, total: int | None = None) -> None:
         self.title, self.variables, self.start = title, variables, start
         self.total = total if total is not None else len(variables)
-        lines = [f"{v.name} = {_one_line(v.value)}" + (f"  ({v.type})" if v.type else "") for v in variables
-                 if not _is_group(v)]
+        lines = [f"{v.name} = {_one_line(v.value)}" + (f"  ({v.type})" if v.type else "") + (CYCLE if v.cycle else "")
+                 for v in variables if not _is_group(v)]
         shown_to = start + len(variables)
         if start or shown_to < self.total:
             lines.append(f"… {start}–{shown_to} of {self.total} (use --start/--count for more)")
@@ -153,6 +160,7 @@ def _variable_row(var: Variable) -> str:
     if var.ref:
         name = f"<details><summary>{name}</summary>ref {var.ref}: <code>%debug_session vars {var.ref}</code></details>"
     cut = " <i>(cut)</i>" if var.truncated else ""
+    cut += f" <i>{_e(CYCLE.strip())}</i>" if var.cycle else ""
     return (f"<tr><td style='text-align:left'>{name}</td>"
             f"<td style='text-align:left'><code>{_e(var.value)}</code>{cut}</td></tr>")
 
@@ -279,5 +287,25 @@ class OutputResult(Result):
         text = page.text
         if tail is not None:
             text = "\n".join(text.splitlines()[-tail:]) if tail > 0 else ""
-        note = f"[{page.dropped} earlier chunks dropped]\n" if page.dropped else ""
+        note = f"[{page.dropped:,} bytes of earlier output dropped]\n" if page.dropped else ""
         super().__init__((note + text).rstrip("\n"))
+
+
+class ProcessesResult(Result):
+    """Local Python processes to attach to: pid, whether debugpy listens (and where), command line."""
+
+    def __init__(self, processes: list[ProcessInfo]) -> None:
+        self.processes = processes
+        lines = [f"{p.pid:>7}  {_listens(p):<22}  {_one_line(p.command, 400)}" for p in processes]
+        super().__init__("\n".join(lines) or "no Python processes of yours to attach to")
+
+    def _repr_html_(self) -> str:
+        rows = [(p.pid, _listens(p), p.command) for p in self.processes]
+        return _table(("pid", "debugpy", "command line"), rows)
+
+
+def _listens(process: ProcessInfo) -> str:
+    """``debugpy on port 5678`` (attach --port), ``debugpy loaded`` or ``-`` (attach --pid)."""
+    if process.port is not None:
+        return f"debugpy on port {process.port}"
+    return "debugpy loaded" if process.debugpy else "-"

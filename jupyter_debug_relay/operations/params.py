@@ -194,15 +194,24 @@ class BreakpointIdParams(Params):
 
 
 class UpdateBreakpointParams(BreakpointIdParams):
-    """Turn a breakpoint on or off."""
+    """Change a breakpoint in place: on or off, its condition, hit condition or log message (left out: unchanged)."""
 
-    enabled: StrictBool = Field(True, description='Whether the breakpoint is on.')
+    enabled: StrictBool | None = Field(None, description='Whether the breakpoint is on; default: unchanged.')
+    condition: StrictStr | None = Field(
+        None, description='A new condition in the target\'s language; "" removes it; default: unchanged.')
+    hit_condition: StrictStr | None = Field(
+        None, description='A new hit condition (5, >= 2, % 10); "" removes it; default: unchanged.')
+    log_message: StrictStr | None = Field(
+        None, description='A new log message (the breakpoint prints instead of stopping); "" removes it.')
 
 
 class ExceptionsParams(Params):
     """When sessions stop on exceptions."""
 
     mode: ExceptionMode = Field(..., description='raised (every exception), uncaught, or none.')
+    types: list[Text] | None = Field(
+        None, description='Only these exception types (ValueError, mymodule.MyError) and their subclasses; '
+        'default: every type.')
 
 
 class NoParams(Params):

@@ -26,7 +26,7 @@ from ..model import (
     Variable,
     VariablePage,
 )
-from . import created, mycel
+from . import created, mycel, tools
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
 
@@ -225,16 +225,19 @@ async def _remove_breakpoint(ctx: Context, p: P.BreakpointIdParams) -> dict[str,
 
 
 async def _update_breakpoint(ctx: Context, p: P.UpdateBreakpointParams) -> dict[str, Any]:
-    bp = ctx.manager.breakpoints.get(p.id)
-    bp.enabled = p.enabled
+    bp = ctx.manager.breakpoints.update(p.id, condition=p.condition, hit_condition=p.hit_condition,
+                                        log_message=p.log_message)
+    if p.enabled is not None:
+        bp.enabled = p.enabled
     await ctx.manager.sync_breakpoints(bp)
     return {"breakpoint": bp}
 
 
 async def _set_exceptions(ctx: Context, p: P.ExceptionsParams) -> dict[str, Any]:
-    ctx.manager.breakpoints.set_exceptions(p.mode)
+    store = ctx.manager.breakpoints
+    store.set_exceptions(p.mode, p.types)
     await ctx.manager.sync_exceptions()
-    return {"exceptions": p.mode}
+    return {"exceptions": p.mode, "exception_types": store.exception_types}
 
 
 async def _condition_errors(ctx: Context, p: P.ConditionErrorsParams) -> dict[str, Any]:
@@ -380,16 +383,21 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               ("breakpoint",), ("invalid_request",), aliases={"removeBreakpoint": {}},
               when="Use it with a breakpoint id from add_breakpoint or breakpoints.",
               http=(f"DELETE {S}/breakpoints/{{id}}",)),
-    Operation("update_breakpoint", P.UpdateBreakpointParams, _update_breakpoint, "Enable or disable a breakpoint.",
-              ("breakpoint",), ("invalid_request",), aliases={"enableBreakpoint": {}},
-              when="Use it to switch a breakpoint off (enabled false) without losing it.",
+    Operation("update_breakpoint", P.UpdateBreakpointParams, _update_breakpoint,
+              "Change a breakpoint in place: enable or disable it, or its condition, hit condition or log message.",
+              ("breakpoint",), ("invalid_request", "invalid_condition"),
+              aliases={"enableBreakpoint": {"enabled": True}},
+              when="Use it to switch a breakpoint off (enabled false) without losing it, or to change its condition, "
+                   "hit condition or log message on live sessions.",
               http=(f"PATCH {S}/breakpoints/{{id}}",),
               example={"enabled": False}),
-    Operation("set_exceptions", P.ExceptionsParams, _set_exceptions, "Stop on raised, uncaught or no exceptions.",
-              ("exceptions",), ("invalid_request",),
-              when="Use it to stop where an exception is raised (raised) or only when none catches it.",
+    Operation("set_exceptions", P.ExceptionsParams, _set_exceptions,
+              "Stop on raised, uncaught or no exceptions, of some types only if given.",
+              ("exceptions", "exception_types"), ("invalid_request",),
+              when="Use it to stop where an exception is raised (raised) or only when none catches it; types limits "
+                   "it to some exception classes.",
               http=(f"POST {S}/exception-breakpoints",),
-              example={"mode": "uncaught"}),
+              example={"mode": "raised", "types": ["ValueError"]}),
     Operation("condition_errors", P.ConditionErrorsParams, _condition_errors,
               "Whether a breakpoint whose condition fails stops there.", ("stop_on_error",),
               when="Use it when a conditional breakpoint's condition fails (NameError, TypeError): stop there "
@@ -399,6 +407,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
 )}
 
 OPERATIONS.update({op.name: op for op in created.operations(OPERATIONS)})
+OPERATIONS.update({op.name: op for op in tools.OPERATIONS})
 
 # What each result key holds: the type the HTTP API's and MCP's result schemas are made from.
 RESULT_TYPES: dict[str, Any] = {
@@ -406,8 +415,10 @@ RESULT_TYPES: dict[str, Any] = {
     "threads": list[Thread], "frames": list[Frame], "total": int, "scopes": list[Scope], "items": list[Variable],
     "start": int, "variable": Variable, "targets": list[str], "source": str, "chunks": list[OutputChunk],
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
-    "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool, "thread_end": dict[str, Any] | None,
+    "breakpoint": Breakpoint, "exceptions": str, "exception_types": list[str], "stop_on_error": bool,
+    "thread_end": dict[str, Any] | None,
 }
+RESULT_TYPES.update(tools.RESULT_TYPES)
 
 # Mycel's own verbs: a group of their own.
 OPERATIONS.update({op.name: op for op in mycel.OPERATIONS})

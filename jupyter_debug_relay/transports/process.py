@@ -62,6 +62,12 @@ def track_group(pgid: int) -> None:
     _tell_watchdog(f"+{pgid}")
 
 
+def own_processes() -> set[int]:
+    """This process, its watchdog and the leaders of the process groups it tracks (adapters, targets)."""
+    watchdog = _watchdog.pid if _watchdog is not None and _watchdog.poll() is None else None
+    return {os.getpid(), *_live_groups, *([watchdog] if watchdog else [])}
+
+
 def untrack_group(pgid: int) -> None:
     if pgid in _live_groups:
         _live_groups.discard(pgid)

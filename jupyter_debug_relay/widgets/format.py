@@ -21,8 +21,8 @@ def file_name(path: str | None) -> str:
 
 
 def frame_label(frame: Frame) -> str:
-    """``compute() — app.py:12``."""
-    return f"{frame.name}() — {file_name(frame.path)}:{frame.line}"
+    """``compute() — app.py:12``, or ``clone() — native code`` for a frame with no source."""
+    return f"{frame.name}() — " + ("native code" if frame.native else f"{file_name(frame.path)}:{frame.line}")
 
 
 def stop_sentence(stop: StopInfo) -> str:

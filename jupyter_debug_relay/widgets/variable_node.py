@@ -24,6 +24,7 @@ class VariableNode(widgets.VBox):
     type = Unicode()
     ref = Int(0)
     truncated = Bool(False)
+    cycle = Bool(False)
     expanded = Bool(False)
     loaded = Int(0)
     total = Int(0)
@@ -52,7 +53,7 @@ class VariableNode(widgets.VBox):
             self.name = item.name
             self.ref = item.ref
             if isinstance(item, Variable):
-                self.value, self.type, self.truncated = item.value, item.type, item.truncated
+                self.value, self.type, self.truncated, self.cycle = item.value, item.type, item.truncated, item.cycle
         self._render()
 
     @property
@@ -94,7 +95,7 @@ class VariableNode(widgets.VBox):
             self.total = page.total
             self.error = ""
 
-    @observe("expanded", "loaded", "total", "error", "value", "truncated")
+    @observe("expanded", "loaded", "total", "error", "value", "truncated", "cycle")
     def _render(self, change: object = None) -> None:
         arrow = ("▾ " if self.expanded else "▸ ") if self.ref else "  "
         self._toggle.description = f"{arrow}{self.name}"
@@ -103,6 +104,9 @@ class VariableNode(widgets.VBox):
         cut = ' <span class="jdr-truncated" style="color:#b06000" title="the value was cut">[truncated]</span>' \
             if self.truncated else ""
         error = f' <span style="color:#b00020">{esc(self.error)}</span>' if self.error else ""
+        if self.cycle:
+            cut += (' <span class="jdr-cycle" style="color:#6a1b9a" title="this value is one of its ancestors: '
+                    'expanding it would repeat them">↺ cycle</span>')
         self._value.value = (f'<div style="white-space:nowrap;overflow:hidden;text-overflow:ellipsis" '
                              f'title="{esc(self.value)}"><span style="{MONO}">{esc(self.value)}</span>'
                              f"{kind}{cut}{error}</div>")
