@@ -14,6 +14,7 @@ import debugpy.launcher
 from .. import python_source
 from ..errors import RelayError
 from ..model import Breakpoint, BreakpointResult, Variable, VariablePage
+from . import interpreter
 from .base import BackendEvents
 from .dap import DapBackend
 
@@ -63,34 +64,6 @@ def check_syntax(path: str) -> None:
         ) from None
 
 
-async def check_interpreter(python: str) -> None:
-    """The interpreter must run and have debugpy importable; say so clearly when not."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            python, "-c", "import debugpy", stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE, start_new_session=True,
-        )
-    except OSError as exc:
-        raise RelayError(
-            "file_not_found", f"The interpreter {python!r} cannot be run: {exc.strerror or exc}.",
-            "Give the full path of a Python interpreter.", {"path": python},
-        ) from None
-    try:
-        _, err = await asyncio.wait_for(proc.communicate(), 30)
-    except asyncio.TimeoutError:
-        proc.kill()
-        raise RelayError("timeout", f"The interpreter {python!r} did not answer within 30 s.") from None
-    if proc.returncode != 0:
-        stderr = err.decode(errors="replace")
-        details = {"path": python, "stderr": stderr[-500:]}
-        if "debugpy" in stderr:
-            raise RelayError("adapter_failed", f"The interpreter {python!r} has no debugpy.",
-                             f"Install it there: {python} -m pip install debugpy", details)
-        raise RelayError("adapter_failed", f"{python!r} did not run as a Python interpreter (exit code "
-                         f"{proc.returncode}).", "Give the path of a Python interpreter, e.g. .venv/bin/python.",
-                         details)
-
-
 class DebugpyBackend(DapBackend):
     """debugpy's adapter on stdio; the debuggee spawned here through ``runInTerminal``."""
 
@@ -121,6 +94,7 @@ class DebugpyBackend(DapBackend):
         self.module = module
         self.python = python
         self.attach_pid: int | None = None
+        self.launch_env: dict[str, str] = {}  # a launched target's environment (what it adds to the kernel's)
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
@@ -142,13 +116,14 @@ class DebugpyBackend(DapBackend):
             # Output as it is printed, as in a terminal; the boot unsets what we add once the interpreter has it.
             ours = {} if "PYTHONUNBUFFERED" in os.environ else {"PYTHONUNBUFFERED": "1"}
             boot = {"unset": [name for name in ours if name not in (env or {})]}
+            self.launch_env = {**ours, **(env or {}), BOOT_VARIABLE: json.dumps(boot)}
             config: dict[str, Any] = {
                 **common,
                 "console": "integratedTerminal",
                 "python": [python or sys.executable, "-X", "frozen_modules=off", NODELAY_BOOT],
                 "args": list(args or []),
                 "cwd": os.path.abspath(cwd or os.getcwd()),
-                "env": {**ours, **(env or {}), BOOT_VARIABLE: json.dumps(boot)},
+                "env": self.launch_env,
                 "stopOnEntry": stop_on_entry,
                 "rules": [{"path": NODELAY_BOOT, "include": False}],
             }
@@ -174,8 +149,8 @@ class DebugpyBackend(DapBackend):
             if not os.path.isfile(self.program):
                 raise RelayError("file_not_found", f"No such script: {self.program}", details={"path": self.program})
             check_syntax(self.program)
-        if self.python:
-            await check_interpreter(self.python)
+        if self.python:  # it runs the relay's debugpy, in its virtualenv
+            self.launch_env.update((await interpreter.probe(self.python)).activation(self.options["env"]))
         if self.attach_pid is not None:
             check_pid(self.attach_pid)
         try:
