@@ -132,8 +132,9 @@ class SessionHandle:
     def output(self, since: int = 0, limit: int | None = None) -> OutputPage:
         return self._op("output", since=since, limit=limit)
 
-    def send_input(self, text: str) -> None:
-        self._op("input", text=text)
+    def send_input(self, text: str = "", eof: bool = False) -> None:
+        """Write ``text`` to the target's stdin; ``eof=True`` then closes it (``sys.stdin.read()`` returns)."""
+        self._op("input", text=text, eof=eof)
 
     def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
         return self._relay.subscribe(callback, session=self.id)

@@ -188,3 +188,4 @@ class SessionInfo:
     stop: StopInfo | None = None
     pid: int | None = None
     parent: str | None = None
+    waiting_for_input: bool = False  # a running target blocked reading the stdin the relay holds

@@ -196,8 +196,17 @@ class Backend(abc.ABC):
         """The source text of a frame, also when it has no file."""
         raise self.unsupported("source")
 
-    async def send_input(self, text: str) -> None:
+    async def send_input(self, text: str, eof: bool = False) -> None:
+        """Write ``text`` to the target's stdin; ``eof`` closes it after (the target's reads see end of file)."""
         raise self.unsupported("stdin input")
+
+    def waiting_for_input(self) -> bool:
+        """Whether the target is blocked reading the stdin the relay holds (False when it cannot tell)."""
+        return False
+
+    def why_not_paused(self) -> str:
+        """Why a pause the peer accepted has not stopped the target yet, when the backend can tell ("" if not)."""
+        return ""
 
     async def custom_request(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
         raise self.unsupported(f"the request {command!r}")

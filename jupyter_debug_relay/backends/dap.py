@@ -13,6 +13,7 @@ from ..protocols.dap import DapChannel, DapRequestError
 from ..transports import process
 from ..transports.streams import ByteStream, forward_text, pipe_stream, tcp_stream
 from . import dap_messages as wire
+from . import target_stdin
 from .base import Backend, BackendEvents
 from .dap_features import DapFeatures
 
@@ -433,13 +434,11 @@ class DapBackend(DapFeatures, Backend):
         )
         return answer.get("content", "")
 
-    async def send_input(self, text: str) -> None:
-        proc = self.terminal_proc
-        if proc is None or proc.stdin is None or proc.returncode is not None:
-            raise RelayError("unsupported", "The target has no stdin to write to: it was not started by this relay.",
-                             "Only targets launched here take input; give an attached process its input yourself.")
-        proc.stdin.write(text.encode())
-        await proc.stdin.drain()
+    async def send_input(self, text: str, eof: bool = False) -> None:
+        await target_stdin.send(self.terminal_proc, text, eof)
+
+    def waiting_for_input(self) -> bool:
+        return target_stdin.waiting(self.terminal_proc, self.pid)
 
     async def custom_request(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self.request(command, arguments)

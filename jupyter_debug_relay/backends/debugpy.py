@@ -14,7 +14,7 @@ import debugpy.launcher
 from .. import python_source
 from ..errors import RelayError
 from ..model import Breakpoint, BreakpointResult, Variable, VariablePage
-from . import interpreter
+from . import interpreter, native_wait
 from .base import BackendEvents
 from .dap import DapBackend
 
@@ -186,6 +186,10 @@ class DebugpyBackend(DapBackend):
         others = [t for t in threads if t != but]
         found = await asyncio.gather(*(at_breakpoint(t) for t in others))
         return [t for t, hit in zip(others, found, strict=True) if hit]
+
+    def why_not_paused(self) -> str:
+        """pydevd stops a thread when it next runs Python code: a late pause means native code (what, from /proc)."""
+        return f"{native_wait.describe(self.pid)}; pydevd stops it when it returns to Python code"
 
     def check_condition(self, bp: Breakpoint) -> None:
         """Python targets: a condition must compile as a Python expression (``invalid_condition``)."""

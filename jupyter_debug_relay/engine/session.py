@@ -50,6 +50,7 @@ class Session(BackendEvents):
         self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
         self._changed = asyncio.Event()
         self._told_free_children = False  # the console says once that forked children run free
+        self.pause_pending = False  # a pause was asked and the target has not stopped since
 
     # -- state ------------------------------------------------------------------------------
 
@@ -79,6 +80,7 @@ class Session(BackendEvents):
             capabilities=self.backend.capabilities, created_at=self.created_at, last_activity=self.last_activity,
             exit_code=self.exit_code, error=self.error.to_dict() if self.error else None, stop=self.stop,
             pid=self.backend.pid, parent=self.parent,
+            waiting_for_input=self.state == "running" and self.backend.waiting_for_input(),
         )
 
     def require_paused(self) -> None:
@@ -180,12 +182,25 @@ class Session(BackendEvents):
                                  "Launch it again to keep debugging.", {"exit_code": self.exit_code})
             left = deadline - loop.time()
             if left <= 0:
-                raise RelayError("timeout", f"Session {self.name} is still running after {timeout:g} s.",
-                                 "Wait again, pause it, or set a breakpoint.", {"state": self.state})
+                note = self.running_note()
+                raise RelayError("timeout", f"Session {self.name} is still running after {timeout:g} s"
+                                 + (f": {note}." if note else "."), "Wait again, pause it, or set a breakpoint.",
+                                 {"state": self.state, **({"note": note} if note else {})})
             try:
                 await asyncio.wait_for(self._changed.wait(), left)
             except asyncio.TimeoutError:
                 pass
+
+    def running_note(self) -> str:
+        """Why a running target has not stopped, when that can be told: it waits for input, or a pause waits on C."""
+        if self.state != "running":
+            return ""
+        if self.backend.waiting_for_input():
+            return "it waits for input on stdin (send it with input; eof ends the input)"
+        if self.pause_pending:
+            why = self.backend.why_not_paused()
+            return f"the pause is pending: {why}" if why else ""
+        return ""
 
     async def resume(self, action: str, thread_id: int | None, wait: bool, timeout: float) -> StopInfo | None:
         self.require_paused()
@@ -229,6 +244,7 @@ class Session(BackendEvents):
             return self.stop
         mark = self._stops
         await self.backend.pause(thread_id)
+        self.pause_pending = True
         return await self.wait_for_stop(timeout, after=mark) if wait else None
 
     # -- inspection -------------------------------------------------------------------------
@@ -304,6 +320,7 @@ class Session(BackendEvents):
             return
         self.stop = stop
         self._stops += 1
+        self.pause_pending = False
         self.emit("stopped", as_dict(stop))
         self._set_state("paused")
 

@@ -138,7 +138,10 @@ class Commands:
         op, params = parse(name, args)
         session = {"session": handle.id}
 
+        note = ""
+
         async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any]]:
+            nonlocal note
             stop, waited, source = None, None, None
             try:
                 stop = (await op.run(self.relay, params))["stop"]
@@ -146,6 +149,7 @@ class Commands:
                 if exc.code not in ("timeout", "target_exited"):
                     raise
                 waited = params.timeout if exc.code == "timeout" else None
+                note = exc.details.get("note") or ""
             if stop is not None and stop.frame is not None:
                 try:
                     source = (await _SOURCE.run(self.relay, _SOURCE.params(**session)))["source"]
@@ -157,7 +161,7 @@ class Commands:
         if prefix is None:
             live = [i for i in infos if i.state not in ("terminated", "failed")]
             prefix = f"[{handle.name}] " if len(live) > 1 else ""
-        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix, note)
 
     def _frame_id(self, handle: SessionHandle) -> int | None:
         stop = handle.stop
@@ -349,8 +353,10 @@ class Commands:
 
     def do_input(self, command: Command) -> Result:
         handle = self.session(command.session)
-        self._run(command, handle, text=command.text + "\n")
-        return Result(f"sent {len(command.text) + 1} characters to {handle.name}")
+        eof = bool(command.args.get("eof"))
+        text = command.text + "\n" if command.text or not eof else ""
+        self._run(command, handle, text=text)
+        return Result(f"sent {len(text)} characters to {handle.name}" + (" and end of file" if eof else ""))
 
     def do_panel(self, command: Command) -> Any:
         from ..widgets import DebuggerPanel

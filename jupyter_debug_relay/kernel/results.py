@@ -66,7 +66,7 @@ class StopResult(Result):
     """Where a session stands after a wait: paused (with the source), ended, or still running."""
 
     def __init__(self, session: str, state: str, stop: StopInfo | None = None, exit_code: int | None = None,
-                 source: str | None = None, waited: float | None = None, prefix: str = "") -> None:
+                 source: str | None = None, waited: float | None = None, prefix: str = "", note: str = "") -> None:
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
         self.frame = stop.frame if stop else None
         if stop is not None:
@@ -75,6 +75,7 @@ class StopResult(Result):
             text = exit_text(exit_code) if state == "terminated" else "failed"
         elif waited is not None:
             text = f"still running after {waited:g} s (use `%debug_session wait` or `pause`)"
+            text += f": {note}" if note else ""
         else:
             text = state
         super().__init__(prefix + text)
@@ -191,7 +192,7 @@ def _state(info: SessionInfo) -> str:
         return exit_text(info.exit_code)
     if info.state == "failed" and info.error:
         return f"failed: {info.error.get('code')}"
-    return info.state
+    return "running, waiting for input on stdin" if info.waiting_for_input else info.state
 
 
 class StatusResult(Result):

@@ -139,7 +139,10 @@ async def _output(ctx: Context, p: P.OutputParams) -> OutputPage:
 async def _input(ctx: Context, p: P.InputParams) -> dict[str, Any]:
     session = session_of(ctx, p.session)
     session.require_live()
-    await session.backend.send_input(p.text)
+    if not p.text and not p.eof:
+        raise RelayError("invalid_request", "There is nothing to send: give text, or eof to end the input.",
+                         "e.g. input(text=\"yes\\n\") or input(eof=true).")
+    await session.backend.send_input(p.text, p.eof)
     return {}
 
 
