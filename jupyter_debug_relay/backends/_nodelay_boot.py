@@ -16,7 +16,10 @@ variables the relay added for its own sake. Both are removed from ``os.environ``
 before the program runs, so it and its children see the environment of a plain run.
 ``free_children`` makes a forked child run free of the debugger (its breakpoints would
 wait for a client it cannot reach, hanging the program) and has the parent announce
-it to the relay with a ``relayForked`` event on pydevd's connection.
+it to the relay with a ``relayForked`` event on pydevd's connection. A ``SyntaxError``
+that ends the program (a ``-m`` module or an imported file that does not compile) is
+told to the relay as a ``relaySyntaxError`` event (file, line, offset, text, message)
+before Python prints it and exits.
 """
 
 import json
@@ -24,6 +27,7 @@ import os
 import runpy
 import socket
 import sys
+import time
 
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the relay's backends/debugpy.py sets it
 
@@ -50,8 +54,8 @@ def stop_debugging() -> None:
         frame = frame.f_back
 
 
-def announce_child(pid: int) -> None:
-    """Tell the relay, on pydevd's own connection, that this process forked ``pid``."""
+def tell_relay(name: str, body: dict, flush: bool = False) -> None:
+    """Send the relay an event on pydevd's own connection; ``flush`` waits (up to 2 s) until it is written."""
     pydevd = sys.modules.get("pydevd")
     debugger = pydevd.get_global_debugger() if pydevd is not None else None
     if debugger is None or getattr(debugger, "writer", None) is None:
@@ -59,8 +63,18 @@ def announce_child(pid: int) -> None:
     from _pydevd_bundle.pydevd_comm_constants import CMD_PROCESS_EVENT
     from _pydevd_bundle.pydevd_net_command import NetCommand
 
-    event = {"type": "event", "event": "relayForked", "body": {"pid": pid}}
+    event = {"type": "event", "event": name, "body": body}
     debugger.writer.add_command(NetCommand(CMD_PROCESS_EVENT, 0, event, is_json=True))
+    deadline = time.monotonic() + 2.0
+    while flush and not debugger.writer.empty() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if flush:
+        time.sleep(0.05)  # the last message taken off the queue is on its way
+
+
+def announce_child(pid: int) -> None:
+    """Tell the relay that this process forked ``pid``."""
+    tell_relay("relayForked", {"pid": pid})
 
 
 def free_children() -> None:
@@ -101,7 +115,12 @@ def main() -> None:
     socket.socket.connect = connect  # type: ignore[method-assign]
     sys.argv[:] = args
     del sys.path[0]
-    runpy.run_path(debugpy_dir, run_name="__main__")
+    try:
+        runpy.run_path(debugpy_dir, run_name="__main__")
+    except SyntaxError as exc:  # the program did not compile: Python prints it as ever, the relay learns where
+        tell_relay("relaySyntaxError", {"file": exc.filename, "line": exc.lineno, "offset": exc.offset,
+                                        "text": exc.text, "message": exc.msg}, flush=True)
+        raise
 
 
 main()

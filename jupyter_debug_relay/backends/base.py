@@ -77,6 +77,7 @@ class Backend(abc.ABC):
         self.pid: int | None = None
         self.target: str = ""
         self.breakpoint_results: dict[int, BreakpointResult] = {}
+        self.end_error: RelayError | None = None  # why the target ended, when it ended on an error the peer named
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:

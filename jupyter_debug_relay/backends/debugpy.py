@@ -48,6 +48,13 @@ def check_pid(pid: int) -> None:
                          "Attach to your own processes, or run the kernel as that user.", {"pid": pid}) from None
 
 
+def syntax_error(path: str, line: int | None, offset: int | None, text: str | None, message: str) -> RelayError:
+    """``syntax_error`` naming the file, line, offset and text of the code that did not compile."""
+    return RelayError("syntax_error", f"{os.path.basename(path)}:{line or 0}: {message}",
+                      "Fix the syntax error in the target, then launch again.",
+                      {"file": path, "line": line or 0, "offset": offset, "text": (text or "").rstrip("\n")})
+
+
 def check_syntax(path: str) -> None:
     """Raise ``syntax_error`` (file, line, offset, text) when the script does not compile."""
     with open(path, "rb") as f:
@@ -55,13 +62,7 @@ def check_syntax(path: str) -> None:
     try:
         compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        line = exc.lineno or 0
-        raise RelayError(
-            "syntax_error",
-            f"{os.path.basename(path)}:{line}: {exc.msg}",
-            "Fix the syntax error in the target, then launch again.",
-            {"file": path, "line": line, "offset": exc.offset, "text": (exc.text or "").rstrip("\n")},
-        ) from None
+        raise syntax_error(path, exc.lineno, exc.offset, exc.text, exc.msg) from None
 
 
 class DebugpyBackend(DapBackend):
@@ -264,6 +265,15 @@ class DebugpyBackend(DapBackend):
                 message = f"the condition {condition.strip()!r} failed: {error[0].strip()}; {then}"
                 self.events.on_breakpoint(bp_id, BreakpointResult(verified=True, message=message))
                 self.events.on_output("console", f"Breakpoint {bp_id}: {message}.\n")
+
+    def _event_relaySyntaxError(self, body: dict[str, Any]) -> None:
+        """The boot's word that the program ended on a SyntaxError (a module or imported file that does not compile)."""
+        def field(name: str, kind: type) -> Any:
+            value = body.get(name)
+            return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+        self.end_error = syntax_error(field("file", str) or "<unknown>", field("line", int), field("offset", int),
+                                      field("text", str), field("message", str) or "invalid syntax")
 
     def _event_output(self, body: dict[str, Any]) -> None:
         if body.get("output", "").startswith(CONDITION_FAILED):

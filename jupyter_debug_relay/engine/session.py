@@ -177,6 +177,9 @@ class Session(BackendEvents):
                 return self.stop
             if self.state == "failed":
                 self.require_live()
+            if self.state == "terminated" and self.backend.end_error is not None:
+                error = self.backend.end_error
+                raise RelayError(error.code, error.message, error.hint, {**error.details, "exit_code": self.exit_code})
             if self.state == "terminated":
                 raise RelayError("target_exited", f"The target exited with code {self.exit_code}.",
                                  "Launch it again to keep debugging.", {"exit_code": self.exit_code})
@@ -346,6 +349,9 @@ class Session(BackendEvents):
             return
         self.exit_code = exit_code
         self.stop = None
+        if self.backend.end_error is not None:  # e.g. a module that did not compile: the session's error says where
+            self.error = self.backend.end_error
+            self.emit("error", self.error.to_dict())
         self.emit("exited", {"exit_code": exit_code})
         self._set_state("terminated")
         self.emit("terminated", {"exit_code": exit_code})
