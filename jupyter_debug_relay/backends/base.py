@@ -70,6 +70,7 @@ class Backend(abc.ABC):
 
     kind: str = "backend"  # debugpy | dap | mycel | ez
     stop_on_condition_error: bool = True  # whether a breakpoint whose condition fails stops (where it can say)
+    binds_pending: bool = False  # takes line breakpoints in files that do not exist yet, bound when they load
 
     def __init__(self, events: BackendEvents) -> None:
         self.events = events

@@ -249,7 +249,7 @@ class DapBackend(DapFeatures, Backend):
 
     def _event_breakpoint(self, body: wire.BreakpointEvent) -> None:
         bp = body["breakpoint"]
-        relay_id = self._bp_ids.get(bp.get("id") or -1)
+        relay_id = self._bp_ids.get(bp["id"]) if bp.get("id") is not None else None  # pydevd counts from 0
         if relay_id is not None:
             self.events.on_breakpoint(relay_id, wire.breakpoint_result(bp))
 

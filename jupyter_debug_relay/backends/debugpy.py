@@ -136,6 +136,7 @@ class DebugpyBackend(DapBackend):
                 raise RelayError("invalid_request", "Give a script path or a module to launch.")
             super().__init__(events, adapter=self.launch_adapter, request="launch", config=config, cwd=cwd,
                              request_timeout=request_timeout, adapter_id="debugpy")
+            self.binds_pending = True  # the boot binds them as their file's code first runs
             self.target = f"-m {module}" if module else self.program or ""
             if args:
                 self.target += " " + " ".join(args)
