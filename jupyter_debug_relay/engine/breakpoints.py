@@ -117,7 +117,7 @@ class BreakpointStore:
         return found
 
     def sendable(self, bp: Breakpoint, pending: bool = False) -> bool:
-        """Whether a backend should receive this breakpoint (enabled, its file there or ``pending`` taken, not refused)."""
+        """Whether a backend should receive this breakpoint: enabled, not refused, its file there (or ``pending``)."""
         return bp.enabled and (pending or bp.id not in self._missing) and bp.status != "refused"
 
     def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
