@@ -29,6 +29,13 @@ verified with a ``breakpoint`` event. (An audit hook would see more ways to run 
 but pydevd calls ``sys._getframe`` in its trace function, an audited call: the hook
 would run, traced, on every traced call, and doubled the time to start under
 ``just_my_code=False``.)
+
+A value whose text pydevd has been making for ``SLOW_VALUE`` seconds (a slow
+``__repr__``, a property that blocks) is named to the relay with a ``relaySlowValue``
+event (name, expression), so a variables or evaluate request that runs out of time
+can say which value held it. A watcher thread of pydevd's kind looks four times a
+second while values are being made and sleeps otherwise; each value costs two
+assignments.
 """
 
 import json
@@ -41,6 +48,8 @@ import time
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the relay's backends/debugpy.py sets it
 BOOT_MODULE = "_jupyter_debug_relay_boot"  # this module's name in sys.modules, for the relay's evaluate
 LOADED: dict = {}  # file -> its st_mtime_ns when its code first ran (None: not a file)
+SLOW_VALUE = 1.0  # seconds of making one value's text before the relay is told its name
+RESOLVING: dict = {"variable": None, "since": 0.0, "told": None}  # the value whose text pydevd is making
 
 
 def stop_debugging() -> None:
@@ -125,11 +134,71 @@ def bind_pending(filename: str) -> None:
                 "id": bp_id, "verified": True, "line": result.translated_line, "source": {"path": filename}}})
 
 
-def watch_loads() -> None:
-    """As a module's code is read from its file: note the file's mtime, bind its pending breakpoints."""
-    from importlib._bootstrap_external import SourceLoader
+def watch_slow_values(module) -> None:  # noqa: ANN001 - pydevd's pydevd_suspended_frames
+    """Note which value pydevd is making the text of, and since when; a watcher names it once it is slow."""
+    from _pydevd_bundle.pydevd_daemon_thread import PyDBDaemonThread
 
-    read = SourceLoader.get_code
+    class SlowValueWatch(PyDBDaemonThread):
+        """A thread of pydevd's kind (hidden from the program's threads, never traced) that names slow values."""
+
+        def __init__(self, py_db) -> None:  # noqa: ANN001
+            super().__init__(py_db)
+            self.name = "pydevd.relay.SlowValueWatch"
+            self.wake = ThreadingEvent()
+
+        def _on_run(self) -> None:
+            while not self._kill_received:
+                self.wake.wait()
+                variable, since = RESOLVING["variable"], RESOLVING["since"]
+                if variable is None:
+                    self.wake.clear()
+                    continue  # a value begun since the clear is seen on the next round
+                left = since + SLOW_VALUE - time.monotonic()
+                if left <= 0 and RESOLVING["told"] is not variable:
+                    RESOLVING["told"] = variable
+                    tell_relay("relaySlowValue", {"name": str(getattr(variable, "name", "")),
+                                                  "expression": getattr(variable, "evaluate_name", None)})
+                time.sleep(min(max(left, 0.05), 0.25))
+
+    from _pydev_bundle._pydev_saved_modules import ThreadingEvent
+
+    abstract = module._AbstractVariable
+    describe = abstract.get_var_data
+    watch: list = []
+
+    def get_var_data(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - pydevd's own signature
+        RESOLVING["variable"], RESOLVING["since"] = self, time.monotonic()
+        if not watch and getattr(self, "py_db", None) is not None:
+            watch.append(SlowValueWatch(self.py_db))
+            watch[0].start()
+        if watch and not watch[0].wake.is_set():
+            watch[0].wake.set()
+        try:
+            return describe(self, *args, **kwargs)
+        finally:
+            RESOLVING["variable"] = None
+
+    abstract.get_var_data = get_var_data
+
+
+AFTER_IMPORT = {"_pydevd_bundle.pydevd_suspended_frames": watch_slow_values}  # module -> what to add to it
+
+
+def watch_loads() -> None:
+    """As a module's code is read from its file: note the file's mtime, bind its pending breakpoints; once a
+    module of ``AFTER_IMPORT`` has run, add to it."""
+    from importlib._bootstrap_external import SourceLoader, _LoaderBasics
+
+    read, run = SourceLoader.get_code, _LoaderBasics.exec_module
+
+    def exec_module(self, module):  # noqa: ANN001, ANN202 - importlib's own signature
+        run(self, module)
+        then = AFTER_IMPORT.pop(module.__name__, None)
+        if then is not None:
+            try:
+                then(module)
+            except Exception:  # the debugger works on without what the boot adds
+                pass
 
     def get_code(self, fullname):  # noqa: ANN001, ANN202 - importlib's own signature
         code = read(self, fullname)
@@ -143,6 +212,7 @@ def watch_loads() -> None:
         return code
 
     SourceLoader.get_code = get_code
+    _LoaderBasics.exec_module = exec_module
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ from ..model import Breakpoint, BreakpointResult, Variable, VariablePage
 from . import interpreter, native_wait
 from .base import BackendEvents
 from .dap import DapBackend
+from .slow_inspection import SlowInspection
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
@@ -65,7 +66,7 @@ def check_syntax(path: str) -> None:
         raise syntax_error(path, exc.lineno, exc.offset, exc.text, exc.msg) from None
 
 
-class DebugpyBackend(DapBackend):
+class DebugpyBackend(SlowInspection, DapBackend):
     """debugpy's adapter on stdio; the debuggee spawned here through ``runInTerminal``."""
 
     launch_adapter: list[str] | None = ADAPTER  # what a launch runs to reach the target
@@ -199,6 +200,15 @@ class DebugpyBackend(DapBackend):
             python_source.check_condition(bp.condition)
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        parent = self.ref_origin.get(ref, (None, None))[1]
+        what = f"the values in {parent.evaluate_name or parent.name!r}" if parent is not None else "the values"
+        return await self._inspect(what, {"ref": ref}, self._variables(ref, start, count))
+
+    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
+        return await self._inspect(f"{expression!r}", {"expression": expression},
+                                   super().evaluate(expression, frame_id, context))
+
+    async def _variables(self, ref: int, start: int, count: int) -> VariablePage:
         """Children of a container, paged on the target side: by index, by row, by key or by iteration position."""
         frame_id, parent = self.ref_origin.get(ref, (None, None))
         expr = parent.evaluate_name if parent is not None else ""
