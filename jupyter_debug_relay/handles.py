@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .backends import factory
 from .engine.events import Event
 from .engine.session import Session
-from .model import Frame, OutputPage, Scope, SessionInfo, StopInfo, Thread, Variable, VariablePage
+from .model import Frame, OutputPage, Scope, SessionInfo, SourceText, StopInfo, Thread, Variable, VariablePage
 
 if TYPE_CHECKING:
     from .relay import Relay
@@ -124,7 +124,8 @@ class SessionHandle:
     def completions(self, text: str, frame_id: int | None = None) -> list[str]:
         return self._op("completions", text=text, frame_id=frame_id)["targets"]
 
-    def source(self, frame: Frame | None = None) -> str:
+    def source(self, frame: Frame | None = None) -> SourceText:
+        """The source text (a ``str``); ``.changed``/``.note`` say when the file changed since the target loaded it."""
         return self._call(self._session.source(frame))
 
     # -- output and input -------------------------------------------------------------------

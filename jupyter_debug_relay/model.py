@@ -53,6 +53,16 @@ class ExceptionInfo:
     traceback: str = ""
 
 
+class SourceText(str):
+    """A frame's source text; ``note`` says (a sentence) when its file changed on disk since the target loaded it."""
+
+    note: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.note)
+
+
 @dataclass
 class StopInfo:
     """Where and why a target stopped."""
@@ -65,6 +75,8 @@ class StopInfo:
     description: str = ""
     stopped_threads: list[int] = field(default_factory=list)
     also_hit: list[int] = field(default_factory=list)  # threads at a breakpoint too: each continue reports the next
+    source_changed: bool = False  # the frame's file changed on disk since the target loaded it
+    source_note: str = ""  # the sentence that says so
 
 
 @dataclass

@@ -198,6 +198,10 @@ class Backend(abc.ABC):
         """The source text of a frame, also when it has no file."""
         raise self.unsupported("source")
 
+    async def source_changed(self, frame: Frame) -> str:
+        """A sentence when the frame's file changed on disk since the target loaded it ("" when not known to)."""
+        return ""
+
     async def send_input(self, text: str, eof: bool = False) -> None:
         """Write ``text`` to the target's stdin; ``eof`` closes it after (the target's reads see end of file)."""
         raise self.unsupported("stdin input")

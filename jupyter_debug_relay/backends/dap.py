@@ -203,6 +203,8 @@ class DapBackend(DapFeatures, Backend):
         try:
             frames, _total = await self.stack(thread_id, 0, 1)
             stop.frame = frames[0] if frames else None
+            stop.source_note = await self.source_changed(stop.frame) if stop.frame is not None else ""
+            stop.source_changed = bool(stop.source_note)
             if stop.frame is not None and not stop.breakpoint_ids and "breakpoint" in stop.reason:
                 stop.breakpoint_ids = self._breakpoints_at(stop.frame)
             if stop.reason == "exception":

@@ -7,14 +7,15 @@ import asyncio
 import json
 import os
 import sys
+import time
 from typing import Any
 
 import debugpy.launcher
 
 from .. import python_source
 from ..errors import RelayError
-from ..model import Breakpoint, BreakpointResult, Variable, VariablePage
-from . import interpreter, native_wait
+from ..model import Breakpoint, BreakpointResult, Frame, Variable, VariablePage
+from . import interpreter, native_wait, source_changes
 from .base import BackendEvents
 from .dap import DapBackend
 from .slow_inspection import SlowInspection
@@ -97,6 +98,7 @@ class DebugpyBackend(SlowInspection, DapBackend):
         self.python = python
         self.attach_pid: int | None = None
         self.launch_env: dict[str, str] = {}  # a launched target's environment (what it adds to the kernel's)
+        self.started_ns: int | None = None  # when the target started: files changed later may not be what it runs
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
@@ -156,6 +158,8 @@ class DebugpyBackend(SlowInspection, DapBackend):
             self.launch_env.update((await interpreter.probe(self.python)).activation(self.options["env"]))
         if self.attach_pid is not None:
             check_pid(self.attach_pid)
+        if self.request_kind == "launch":
+            self.started_ns = time.time_ns()
         try:
             await super().start(breakpoints, exceptions)
         except RelayError as exc:
@@ -189,6 +193,19 @@ class DebugpyBackend(SlowInspection, DapBackend):
         others = [t for t in threads if t != but]
         found = await asyncio.gather(*(at_breakpoint(t) for t in others))
         return [t for t, hit in zip(others, found, strict=True) if hit]
+
+    async def source_changed(self, frame: Frame) -> str:
+        if self.started_ns is None and self.pid:  # attached: when the process started
+            self.started_ns = source_changes.process_start_ns(self.pid)
+
+        async def loaded(path: str) -> int | None:
+            try:
+                noted = await DapBackend.evaluate(self, source_changes.loaded_expression(path), frame.id, "watch")
+            except RelayError:
+                return None
+            return int(noted.value) if noted.value.isdigit() else None
+
+        return await source_changes.change_note(frame.path, self.started_ns, loaded)
 
     def why_not_paused(self) -> str:
         """pydevd stops a thread when it next runs Python code: a late pause means native code (what, from /proc)."""

@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.base import Backend, BackendEvents
 from ..errors import RelayError
-from ..model import BreakpointResult, Frame, Scope, SessionInfo, StopInfo, Thread, Variable, VariablePage, as_dict
+from ..model import (
+    BreakpointResult,
+    Frame,
+    Scope,
+    SessionInfo,
+    SourceText,
+    StopInfo,
+    Thread,
+    Variable,
+    VariablePage,
+    as_dict,
+)
 from .output import OutputRing
 
 if TYPE_CHECKING:
@@ -308,14 +319,17 @@ class Session(BackendEvents):
     async def completions(self, text: str, frame_id: int | None) -> list[str]:
         return await self.backend.completions(text, await self._frame_id(frame_id))
 
-    async def source(self, frame: Frame | None) -> str:
+    async def source(self, frame: Frame | None) -> SourceText:
+        """The frame's source text (the stop's by default), with a note when its file changed since it loaded."""
         if frame is None:
             self.require_paused()
             assert self.stop is not None
             frame = self.stop.frame
             if frame is None:
                 raise RelayError("invalid_request", "The stop has no frame to show.")
-        return await self.backend.source(frame)
+        text = SourceText(await self.backend.source(frame))
+        text.note = await self.backend.source_changed(frame)
+        return text
 
     # -- BackendEvents ----------------------------------------------------------------------
 

@@ -302,8 +302,10 @@ class Commands:
         return result
 
     def do_source(self, command: Command) -> Result:
-        result = Result(self._run(command, self.session(command.session))["source"])
-        result.source = result.text
+        found = self._run(command, self.session(command.session))
+        note = f"# note: {found['source_note']}\n" if found["source_note"] else ""
+        result = Result(note + found["source"])
+        result.source, result.note = found["source"], found["source_note"]
         return result
 
     def do_complete(self, command: Command) -> Result:

@@ -70,7 +70,7 @@ class StopResult(Result):
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
         self.frame = stop.frame if stop else None
         if stop is not None:
-            text = stop_text(stop)
+            text = stop_text(stop) + (f"\n  note: {stop.source_note}" if stop.source_note else "")
         elif state in ("terminated", "failed"):
             text = exit_text(exit_code) if state == "terminated" else "failed"
         elif waited is not None:

@@ -129,7 +129,8 @@ async def _completions(ctx: Context, p: P.CompletionsParams) -> dict[str, Any]:
 
 
 async def _source(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
-    return {"source": await session_of(ctx, p.session).source(None)}
+    text = await session_of(ctx, p.session).source(None)
+    return {"source": str(text), "source_changed": text.changed, "source_note": text.note}
 
 
 async def _output(ctx: Context, p: P.OutputParams) -> OutputPage:
@@ -322,7 +323,8 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               when="Use it to discover names available in the stopped frame.",
               http=(f"POST {S}/completions",),
               example={"text": "pri"}),
-    Operation("source", P.SessionParams, _source, "The source text of the stopped frame.", ("source",),
+    Operation("source", P.SessionParams, _source, "The source text of the stopped frame.",
+              ("source", "source_changed", "source_note"),
               PAUSED_ERRORS,
               when="Use it to read the code around the stop when you do not have the file.",
               http=(f"GET {S}/source",)),
@@ -394,6 +396,6 @@ RESULT_TYPES: dict[str, Any] = {
     "threads": list[Thread], "frames": list[Frame], "total": int, "scopes": list[Scope], "items": list[Variable],
     "start": int, "variable": Variable, "targets": list[str], "source": str, "chunks": list[OutputChunk],
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
-    "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool,
+    "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool, "source_changed": bool, "source_note": str,
 }
 
