@@ -19,7 +19,8 @@ wait for a client it cannot reach, hanging the program) and has the parent annou
 it to the relay with a ``relayForked`` event on pydevd's connection. A ``SyntaxError``
 that ends the program (a ``-m`` module or an imported file that does not compile) is
 told to the relay as a ``relaySyntaxError`` event (file, line, offset, text, message)
-before Python prints it and exits.
+before Python prints it and exits. An uncaught ``RecursionError`` that killed pydevd's
+tracing is stopped on after the fact (``stop_post_mortem``).
 
 As each module's code is read (``SourceLoader.get_code``: imports and ``-m``), the boot
 notes its file's modification time (``LOADED``, which the relay reads to tell a file
@@ -134,6 +135,18 @@ def bind_pending(filename: str) -> None:
                 "id": bp_id, "verified": True, "line": result.translated_line, "source": {"path": filename}}})
 
 
+def stop_post_mortem(exc: BaseException) -> None:
+    """Stop on an uncaught exception that pydevd could not see: at the recursion limit, its trace function
+    raised RecursionError itself, and Python turns tracing off for a thread whose trace function raises.
+    The stop is pydevd's own post-mortem one (its uncaught-exception filters apply), on the deepest frame
+    of the program's traceback."""
+    get_debugger = getattr(sys.modules.get("pydevd"), "get_global_debugger", None)
+    debugger = get_debugger() if get_debugger else None
+    if debugger is None or sys.gettrace() is not None:  # tracing alive: pydevd saw the exception itself
+        return
+    debugger.trigger_exception_handler((type(exc), exc, exc.__traceback__))
+
+
 def watch_slow_values(module) -> None:  # noqa: ANN001 - pydevd's pydevd_suspended_frames
     """Note which value pydevd is making the text of, and since when; a watcher names it once it is slow."""
     from _pydevd_bundle.pydevd_daemon_thread import PyDBDaemonThread
@@ -246,6 +259,9 @@ def main() -> None:
     except SyntaxError as exc:  # the program did not compile: Python prints it as ever, the relay learns where
         tell_relay("relaySyntaxError", {"file": exc.filename, "line": exc.lineno, "offset": exc.offset,
                                         "text": exc.text, "message": exc.msg}, flush=True)
+        raise
+    except RecursionError as exc:
+        stop_post_mortem(exc)
         raise
 
 
