@@ -35,8 +35,9 @@ A value whose text pydevd has been making for ``SLOW_VALUE`` seconds (a slow
 ``__repr__``, a property that blocks) is named to the relay with a ``relaySlowValue``
 event (name, expression), so a variables or evaluate request that runs out of time
 can say which value held it. A watcher thread of pydevd's kind looks four times a
-second while values are being made and sleeps otherwise; each value costs two
-assignments.
+second while values are being made and sleeps otherwise; each value costs a few
+assignments. The boot registers itself as ``_jupyter_debug_relay_boot`` in ``sys.modules``
+so the relay can read ``LOADED``.
 """
 
 import json
@@ -149,6 +150,7 @@ def stop_post_mortem(exc: BaseException) -> None:
 
 def watch_slow_values(module) -> None:  # noqa: ANN001 - pydevd's pydevd_suspended_frames
     """Note which value pydevd is making the text of, and since when; a watcher names it once it is slow."""
+    from _pydev_bundle._pydev_saved_modules import ThreadingEvent
     from _pydevd_bundle.pydevd_daemon_thread import PyDBDaemonThread
 
     class SlowValueWatch(PyDBDaemonThread):
@@ -172,8 +174,6 @@ def watch_slow_values(module) -> None:  # noqa: ANN001 - pydevd's pydevd_suspend
                     tell_relay("relaySlowValue", {"name": str(getattr(variable, "name", "")),
                                                   "expression": getattr(variable, "evaluate_name", None)})
                 time.sleep(min(max(left, 0.05), 0.25))
-
-    from _pydev_bundle._pydev_saved_modules import ThreadingEvent
 
     abstract = module._AbstractVariable
     describe = abstract.get_var_data
