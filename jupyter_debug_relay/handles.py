@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .backends import factory
 from .engine.events import Event
 from .engine.session import Session
-from .model import Frame, OutputPage, Scope, SessionInfo, StopInfo, Thread, Variable, VariablePage
+from .model import Frame, OutputPage, Scope, SessionInfo, SourceText, StopInfo, Thread, Variable, VariablePage
 
 if TYPE_CHECKING:
     from .relay import Relay
@@ -128,7 +128,8 @@ class SessionHandle:
     def completions(self, text: str, frame_id: int | None = None) -> list[str]:
         return self._op("completions", text=text, frame_id=frame_id)["targets"]
 
-    def source(self, frame: Frame | None = None) -> str:
+    def source(self, frame: Frame | None = None) -> SourceText:
+        """The source text (a ``str``); ``.changed``/``.note`` say when the file changed since the target loaded it."""
         return self._call(self._session.source(frame))
 
     # -- output and input -------------------------------------------------------------------
@@ -140,8 +141,9 @@ class SessionHandle:
         """Forget the output kept so far; returns the cursor the next output gets."""
         return self._op("clear_output")["cursor"]
 
-    def send_input(self, text: str) -> None:
-        self._op("input", text=text)
+    def send_input(self, text: str = "", eof: bool = False) -> None:
+        """Write ``text`` to the target's stdin; ``eof=True`` then closes it (``sys.stdin.read()`` returns)."""
+        self._op("input", text=text, eof=eof)
 
     def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
         return self._relay.subscribe(callback, session=self.id)

@@ -54,6 +54,16 @@ class ExceptionInfo:
     traceback: str = ""
 
 
+class SourceText(str):
+    """A frame's source text; ``note`` says (a sentence) when its file changed on disk since the target loaded it."""
+
+    note: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.note)
+
+
 @dataclass
 class StopInfo:
     """Where and why a target stopped."""
@@ -67,6 +77,8 @@ class StopInfo:
     stopped_threads: list[int] = field(default_factory=list)
     also_hit: list[int] = field(default_factory=list)  # threads at a breakpoint too: each continue reports the next
     output_line: str | None = None  # the line of output an output breakpoint matched
+    source_changed: bool = False  # the frame's file changed on disk since the target loaded it
+    source_note: str = ""  # the sentence that says so
 
 
 @dataclass
@@ -193,6 +205,8 @@ class SessionInfo:
     pid: int | None = None
     parent: str | None = None
     stopped_by_user: bool = False  # ended by terminate: its exit code is the relay's kill, not the target's doing
+    waiting_for_input: bool = False  # a running target blocked reading the stdin the relay holds
+
 
 
 @dataclass

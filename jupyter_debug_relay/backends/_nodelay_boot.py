@@ -16,7 +16,29 @@ variables the relay added for its own sake. Both are removed from ``os.environ``
 before the program runs, so it and its children see the environment of a plain run.
 ``free_children`` makes a forked child run free of the debugger (its breakpoints would
 wait for a client it cannot reach, hanging the program) and has the parent announce
-it to the relay with a ``relayForked`` event on pydevd's connection.
+it to the relay with a ``relayForked`` event on pydevd's connection. A ``SyntaxError``
+that ends the program (a ``-m`` module or an imported file that does not compile) is
+told to the relay as a ``relaySyntaxError`` event (file, line, offset, text, message)
+before Python prints it and exits. An uncaught ``RecursionError`` that killed pydevd's
+tracing is stopped on after the fact (``stop_post_mortem``).
+
+As each module's code is read (``SourceLoader.get_code``: imports and ``-m``), the boot
+notes its file's modification time (``LOADED``, which the relay reads to tell a file
+changed since it was loaded) and binds the breakpoints pydevd received for that file
+while it did not exist yet, before its first line runs, telling the relay each one is
+verified with a ``breakpoint`` event. (An audit hook would see more ways to run code,
+but pydevd calls ``sys._getframe`` in its trace function, an audited call: the hook
+would run, traced, on every traced call, and doubled the time to start under
+``just_my_code=False``.)
+
+A value whose text pydevd has been making for ``SLOW_VALUE`` seconds (a slow
+``__repr__``, a property that blocks) is named to the relay with a ``relaySlowValue``
+event (name, expression), so a variables or evaluate request that runs out of time
+can say which value held it. A watcher thread of pydevd's kind looks four times a
+second while values are being made and sleeps otherwise; each value costs a few
+assignments. The boot registers itself as ``_jupyter_debug_relay_boot`` in ``sys.modules``
+so the relay can read ``LOADED``.
+
 
 An exception the program does not catch is reported as ``python program.py`` would
 report it: ``sys.excepthook`` is given its traceback from the program's own first frame
@@ -29,8 +51,13 @@ import os
 import runpy
 import socket
 import sys
+import time
 
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the relay's backends/debugpy.py sets it
+BOOT_MODULE = "_jupyter_debug_relay_boot"  # this module's name in sys.modules, for the relay's evaluate
+LOADED: dict = {}  # file -> its st_mtime_ns when its code first ran (None: not a file)
+SLOW_VALUE = 1.0  # seconds of making one value's text before the relay is told its name
+RESOLVING: dict = {"variable": None, "since": 0.0, "told": None}  # the value whose text pydevd is making
 
 
 def stop_debugging() -> None:
@@ -55,8 +82,8 @@ def stop_debugging() -> None:
         frame = frame.f_back
 
 
-def announce_child(pid: int) -> None:
-    """Tell the relay, on pydevd's own connection, that this process forked ``pid``."""
+def tell_relay(name: str, body: dict, flush: bool = False) -> None:
+    """Send the relay an event on pydevd's own connection; ``flush`` waits (up to 2 s) until it is written."""
     pydevd = sys.modules.get("pydevd")
     debugger = pydevd.get_global_debugger() if pydevd is not None else None
     if debugger is None or getattr(debugger, "writer", None) is None:
@@ -64,8 +91,18 @@ def announce_child(pid: int) -> None:
     from _pydevd_bundle.pydevd_comm_constants import CMD_PROCESS_EVENT
     from _pydevd_bundle.pydevd_net_command import NetCommand
 
-    event = {"type": "event", "event": "relayForked", "body": {"pid": pid}}
+    event = {"type": "event", "event": name, "body": body}
     debugger.writer.add_command(NetCommand(CMD_PROCESS_EVENT, 0, event, is_json=True))
+    deadline = time.monotonic() + 2.0
+    while flush and not debugger.writer.empty() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if flush:
+        time.sleep(0.05)  # the last message taken off the queue is on its way
+
+
+def announce_child(pid: int) -> None:
+    """Tell the relay that this process forked ``pid``."""
+    tell_relay("relayForked", {"pid": pid})
 
 
 def free_children() -> None:
@@ -101,8 +138,125 @@ def report_from_the_program(debugpy_dir: str) -> None:
     sys.excepthook = excepthook
 
 
+def bind_pending(filename: str) -> None:
+    """Add the breakpoints pydevd refused for ``filename`` while it did not exist, now that its code runs."""
+    get_debugger = getattr(sys.modules.get("pydevd"), "get_global_debugger", None)  # None while pydevd loads
+    received = getattr(get_debugger() if get_debugger else None, "api_received_breakpoints", None)
+    if not received:
+        return
+    debugger = get_debugger()
+    from _pydevd_bundle.pydevd_api import PyDevdAPI
+    from pydevd_file_utils import canonical_normalized_path
+
+    canonical = canonical_normalized_path(filename)
+    if canonical in debugger.breakpoints:
+        return
+    api = PyDevdAPI()
+    for (_, bp_id), (their_file, params) in list(received.items()):
+        if their_file != canonical:
+            continue
+        result = api.add_breakpoint(debugger, *params)
+        if not result.error_code:
+            tell_relay("breakpoint", {"reason": "changed", "breakpoint": {
+                "id": bp_id, "verified": True, "line": result.translated_line, "source": {"path": filename}}})
+
+
+def stop_post_mortem(exc: BaseException) -> None:
+    """Stop on an uncaught exception that pydevd could not see: at the recursion limit, its trace function
+    raised RecursionError itself, and Python turns tracing off for a thread whose trace function raises.
+    The stop is pydevd's own post-mortem one (its uncaught-exception filters apply), on the deepest frame
+    of the program's traceback."""
+    get_debugger = getattr(sys.modules.get("pydevd"), "get_global_debugger", None)
+    debugger = get_debugger() if get_debugger else None
+    if debugger is None or sys.gettrace() is not None:  # tracing alive: pydevd saw the exception itself
+        return
+    debugger.trigger_exception_handler((type(exc), exc, exc.__traceback__))
+
+
+def watch_slow_values(module) -> None:  # noqa: ANN001 - pydevd's pydevd_suspended_frames
+    """Note which value pydevd is making the text of, and since when; a watcher names it once it is slow."""
+    from _pydev_bundle._pydev_saved_modules import ThreadingEvent
+    from _pydevd_bundle.pydevd_daemon_thread import PyDBDaemonThread
+
+    class SlowValueWatch(PyDBDaemonThread):
+        """A thread of pydevd's kind (hidden from the program's threads, never traced) that names slow values."""
+
+        def __init__(self, py_db) -> None:  # noqa: ANN001
+            super().__init__(py_db)
+            self.name = "pydevd.relay.SlowValueWatch"
+            self.wake = ThreadingEvent()
+
+        def _on_run(self) -> None:
+            while not self._kill_received:
+                self.wake.wait()
+                variable, since = RESOLVING["variable"], RESOLVING["since"]
+                if variable is None:
+                    self.wake.clear()
+                    continue  # a value begun since the clear is seen on the next round
+                left = since + SLOW_VALUE - time.monotonic()
+                if left <= 0 and RESOLVING["told"] is not variable:
+                    RESOLVING["told"] = variable
+                    tell_relay("relaySlowValue", {"name": str(getattr(variable, "name", "")),
+                                                  "expression": getattr(variable, "evaluate_name", None)})
+                time.sleep(min(max(left, 0.05), 0.25))
+
+    abstract = module._AbstractVariable
+    describe = abstract.get_var_data
+    watch: list = []
+
+    def get_var_data(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - pydevd's own signature
+        RESOLVING["variable"], RESOLVING["since"] = self, time.monotonic()
+        if not watch and getattr(self, "py_db", None) is not None:
+            watch.append(SlowValueWatch(self.py_db))
+            watch[0].start()
+        if watch and not watch[0].wake.is_set():
+            watch[0].wake.set()
+        try:
+            return describe(self, *args, **kwargs)
+        finally:
+            RESOLVING["variable"] = None
+
+    abstract.get_var_data = get_var_data
+
+
+AFTER_IMPORT = {"_pydevd_bundle.pydevd_suspended_frames": watch_slow_values}  # module -> what to add to it
+
+
+def watch_loads() -> None:
+    """As a module's code is read from its file: note the file's mtime, bind its pending breakpoints; once a
+    module of ``AFTER_IMPORT`` has run, add to it."""
+    from importlib._bootstrap_external import SourceLoader, _LoaderBasics
+
+    read, run = SourceLoader.get_code, _LoaderBasics.exec_module
+
+    def exec_module(self, module):  # noqa: ANN001, ANN202 - importlib's own signature
+        run(self, module)
+        then = AFTER_IMPORT.pop(module.__name__, None)
+        if then is not None:
+            try:
+                then(module)
+            except Exception:  # the debugger works on without what the boot adds
+                pass
+
+    def get_code(self, fullname):  # noqa: ANN001, ANN202 - importlib's own signature
+        code = read(self, fullname)
+        filename = getattr(code, "co_filename", None)
+        if isinstance(filename, str) and filename not in LOADED:
+            try:
+                LOADED[filename] = os.stat(filename).st_mtime_ns
+                bind_pending(filename)
+            except Exception:  # the import itself must not fail for the debugger's sake
+                pass
+        return code
+
+    SourceLoader.get_code = get_code
+    _LoaderBasics.exec_module = exec_module
+
+
 def main() -> None:
     settings = json.loads(os.environ.pop(BOOT_VARIABLE, "{}"))
+    sys.modules[BOOT_MODULE] = sys.modules[__name__]
+    watch_loads()
     for name in settings.get("unset", ()):
         os.environ.pop(name, None)
     args = sys.argv[1:]
@@ -126,7 +280,15 @@ def main() -> None:
     sys.argv[:] = args
     del sys.path[0]
     report_from_the_program(os.path.normpath(os.path.abspath(debugpy_dir)))
-    runpy.run_path(debugpy_dir, run_name="__main__")
+    try:
+        runpy.run_path(debugpy_dir, run_name="__main__")
+    except SyntaxError as exc:  # the program did not compile: Python prints it as ever, the relay learns where
+        tell_relay("relaySyntaxError", {"file": exc.filename, "line": exc.lineno, "offset": exc.offset,
+                                        "text": exc.text, "message": exc.msg}, flush=True)
+        raise
+    except RecursionError as exc:
+        stop_post_mortem(exc)
+        raise
 
 
 main()

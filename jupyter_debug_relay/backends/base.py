@@ -74,6 +74,7 @@ class Backend(abc.ABC):
     kind: str = "backend"  # debugpy | dap | mycel | ez
     stop_on_condition_error: bool = True  # whether a breakpoint whose condition fails stops (where it can say)
     exception_types: tuple[str, ...] = ()  # the exception mode applies to these types only (empty: every type)
+    binds_pending: bool = False  # takes line breakpoints in files that do not exist yet, bound when they load
 
     def __init__(self, events: BackendEvents) -> None:
         self.events = events
@@ -81,6 +82,7 @@ class Backend(abc.ABC):
         self.pid: int | None = None
         self.target: str = ""
         self.breakpoint_results: dict[int, BreakpointResult] = {}
+        self.end_error: RelayError | None = None  # why the target ended, when it ended on an error the peer named
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -221,8 +223,21 @@ class Backend(abc.ABC):
         """The source text of a frame, also when it has no file."""
         raise self.unsupported("source")
 
-    async def send_input(self, text: str) -> None:
+    async def source_changed(self, frame: Frame) -> str:
+        """A sentence when the frame's file changed on disk since the target loaded it ("" when not known to)."""
+        return ""
+
+    async def send_input(self, text: str, eof: bool = False) -> None:
+        """Write ``text`` to the target's stdin; ``eof`` closes it after (the target's reads see end of file)."""
         raise self.unsupported("stdin input")
+
+    def waiting_for_input(self) -> bool:
+        """Whether the target is blocked reading the stdin the relay holds (False when it cannot tell)."""
+        return False
+
+    def why_not_paused(self) -> str:
+        """Why a pause the peer accepted has not stopped the target yet, when the backend can tell ("" if not)."""
+        return ""
 
     async def custom_request(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
         raise self.unsupported(f"the request {command!r}")

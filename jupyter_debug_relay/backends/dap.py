@@ -13,6 +13,7 @@ from ..protocols.dap import DapChannel, DapRequestError
 from ..transports import process
 from ..transports.streams import ByteStream, forward_text, pipe_stream, tcp_stream
 from . import dap_messages as wire
+from . import target_stdin
 from .base import Backend, BackendEvents
 from .dap_features import DapFeatures
 
@@ -202,6 +203,8 @@ class DapBackend(DapFeatures, Backend):
         try:
             frames, _total = await self.stack(thread_id, 0, 1)
             stop.frame = frames[0] if frames else None
+            stop.source_note = await self.source_changed(stop.frame) if stop.frame is not None else ""
+            stop.source_changed = bool(stop.source_note)
             if stop.frame is not None and not stop.breakpoint_ids and "breakpoint" in stop.reason:
                 stop.breakpoint_ids = self._breakpoints_at(stop.frame)
             if stop.reason == "exception":
@@ -248,7 +251,7 @@ class DapBackend(DapFeatures, Backend):
 
     def _event_breakpoint(self, body: wire.BreakpointEvent) -> None:
         bp = body["breakpoint"]
-        relay_id = self._bp_ids.get(bp.get("id") or -1)
+        relay_id = self._bp_ids.get(bp["id"]) if bp.get("id") is not None else None  # pydevd counts from 0
         if relay_id is not None:
             self.events.on_breakpoint(relay_id, wire.breakpoint_result(bp))
 
@@ -433,13 +436,11 @@ class DapBackend(DapFeatures, Backend):
         )
         return answer.get("content", "")
 
-    async def send_input(self, text: str) -> None:
-        proc = self.terminal_proc
-        if proc is None or proc.stdin is None or proc.returncode is not None:
-            raise RelayError("unsupported", "The target has no stdin to write to: it was not started by this relay.",
-                             "Only targets launched here take input; give an attached process its input yourself.")
-        proc.stdin.write(text.encode())
-        await proc.stdin.drain()
+    async def send_input(self, text: str, eof: bool = False) -> None:
+        await target_stdin.send(self.terminal_proc, text, eof)
+
+    def waiting_for_input(self) -> bool:
+        return target_stdin.waiting(self.terminal_proc, self.pid)
 
     async def custom_request(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self.request(command, arguments)

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from typing import Any
 
 import debugpy.launcher
@@ -15,10 +16,12 @@ from .. import python_source
 from ..errors import RelayError
 from ..model import Breakpoint, BreakpointResult, ExceptionInfo, Frame, Variable, VariablePage
 from . import dap_messages as wire
+from . import interpreter, native_wait, source_changes
 from .base import BackendEvents
 from .dap import DapBackend
 from .pydevd_traceback import python_order
 from .python_values import BYTES_TYPES, PythonValues
+from .slow_inspection import SlowInspection
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
@@ -71,6 +74,13 @@ def check_pid(pid: int) -> None:
                          "Attach to your own processes, or run the kernel as that user.", {"pid": pid}) from None
 
 
+def syntax_error(path: str, line: int | None, offset: int | None, text: str | None, message: str) -> RelayError:
+    """``syntax_error`` naming the file, line, offset and text of the code that did not compile."""
+    return RelayError("syntax_error", f"{os.path.basename(path)}:{line or 0}: {message}",
+                      "Fix the syntax error in the target, then launch again.",
+                      {"file": path, "line": line or 0, "offset": offset, "text": (text or "").rstrip("\n")})
+
+
 def check_syntax(path: str) -> None:
     """Raise ``syntax_error`` (file, line, offset, text) when the script does not compile."""
     with open(path, "rb") as f:
@@ -78,41 +88,7 @@ def check_syntax(path: str) -> None:
     try:
         compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        line = exc.lineno or 0
-        raise RelayError(
-            "syntax_error",
-            f"{os.path.basename(path)}:{line}: {exc.msg}",
-            "Fix the syntax error in the target, then launch again.",
-            {"file": path, "line": line, "offset": exc.offset, "text": (exc.text or "").rstrip("\n")},
-        ) from None
-
-
-async def check_interpreter(python: str) -> None:
-    """The interpreter must run and have debugpy importable; say so clearly when not."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            python, "-c", "import debugpy", stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE, start_new_session=True,
-        )
-    except OSError as exc:
-        raise RelayError(
-            "file_not_found", f"The interpreter {python!r} cannot be run: {exc.strerror or exc}.",
-            "Give the full path of a Python interpreter.", {"path": python},
-        ) from None
-    try:
-        _, err = await asyncio.wait_for(proc.communicate(), 30)
-    except asyncio.TimeoutError:
-        proc.kill()
-        raise RelayError("timeout", f"The interpreter {python!r} did not answer within 30 s.") from None
-    if proc.returncode != 0:
-        stderr = err.decode(errors="replace")
-        details = {"path": python, "stderr": stderr[-500:]}
-        if "debugpy" in stderr:
-            raise RelayError("adapter_failed", f"The interpreter {python!r} has no debugpy.",
-                             f"Install it there: {python} -m pip install debugpy", details)
-        raise RelayError("adapter_failed", f"{python!r} did not run as a Python interpreter (exit code "
-                         f"{proc.returncode}).", "Give the path of a Python interpreter, e.g. .venv/bin/python.",
-                         details)
+        raise syntax_error(path, exc.lineno, exc.offset, exc.text, exc.msg) from None
 
 
 def remote_paths(path_mappings: dict[str, str] | None) -> dict[str, Any]:
@@ -129,7 +105,7 @@ def remote_paths(path_mappings: dict[str, str] | None) -> dict[str, Any]:
     return {"pathMappings": mappings} if mappings else {}
 
 
-class DebugpyBackend(PythonValues, DapBackend):
+class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
     """debugpy's adapter on stdio; the debuggee spawned here through ``runInTerminal``."""
 
     launch_adapter: list[str] | None = ADAPTER  # what a launch runs to reach the target
@@ -161,6 +137,8 @@ class DebugpyBackend(PythonValues, DapBackend):
         self.module = module
         self.python = python
         self.attach_pid: int | None = None
+        self.launch_env: dict[str, str] = {}  # a launched target's environment (what it adds to the kernel's)
+        self.started_ns: int | None = None  # when the target started: files changed later may not be what it runs
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
         self._parents = {}
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
@@ -184,13 +162,14 @@ class DebugpyBackend(PythonValues, DapBackend):
             # Output as it is printed, as in a terminal; the boot unsets what we add once the interpreter has it.
             ours = {} if "PYTHONUNBUFFERED" in os.environ else {"PYTHONUNBUFFERED": "1"}
             boot = {"unset": [name for name in ours if name not in (env or {})]}
+            self.launch_env = {**ours, **(env or {}), BOOT_VARIABLE: json.dumps(boot)}
             config: dict[str, Any] = {
                 **common,
                 "console": "integratedTerminal",
                 "python": [python or sys.executable, "-X", "frozen_modules=off", NODELAY_BOOT],
                 "args": list(args or []),
                 "cwd": os.path.abspath(cwd or os.getcwd()),
-                "env": {**ours, **(env or {}), BOOT_VARIABLE: json.dumps(boot)},
+                "env": self.launch_env,
                 "stopOnEntry": stop_on_entry,
                 "rules": [{"path": NODELAY_BOOT, "include": False}],
             }
@@ -202,6 +181,7 @@ class DebugpyBackend(PythonValues, DapBackend):
                 raise RelayError("invalid_request", "Give a script path or a module to launch.")
             super().__init__(events, adapter=self.launch_adapter, request="launch", config=config, cwd=cwd,
                              request_timeout=request_timeout, adapter_id="debugpy")
+            self.binds_pending = True  # the boot binds them as their file's code first runs
             self.target = f"-m {module}" if module else self.program or ""
             if args:
                 self.target += " " + " ".join(args)
@@ -216,10 +196,12 @@ class DebugpyBackend(PythonValues, DapBackend):
             if not os.path.isfile(self.program):
                 raise RelayError("file_not_found", f"No such script: {self.program}", details={"path": self.program})
             check_syntax(self.program)
-        if self.python:
-            await check_interpreter(self.python)
+        if self.python:  # it runs the relay's debugpy, in its virtualenv
+            self.launch_env.update((await interpreter.probe(self.python)).activation(self.options["env"]))
         if self.attach_pid is not None:
             check_pid(self.attach_pid)
+        if self.request_kind == "launch":
+            self.started_ns = time.time_ns()
         try:
             await super().start(breakpoints, exceptions)
         except RelayError as exc:
@@ -270,12 +252,38 @@ class DebugpyBackend(PythonValues, DapBackend):
         return {**entry, "name": name.rsplit(".", 1)[1], "condition": f"({check}) and ({condition})" if condition
                 else check}
 
+    async def source_changed(self, frame: Frame) -> str:
+        if self.started_ns is None and self.pid:  # attached: when the process started
+            self.started_ns = source_changes.process_start_ns(self.pid)
+
+        async def loaded(path: str) -> int | None:
+            try:
+                noted = await DapBackend.evaluate(self, source_changes.loaded_expression(path), frame.id, "watch")
+            except RelayError:
+                return None
+            return int(noted.value) if noted.value.isdigit() else None
+
+        return await source_changes.change_note(frame.path, self.started_ns, loaded)
+
+    def why_not_paused(self) -> str:
+        """pydevd stops a thread when it next runs Python code: a late pause means native code (what, from /proc)."""
+        return f"{native_wait.describe(self.pid)}; pydevd stops it when it returns to Python code"
+
     def check_condition(self, bp: Breakpoint) -> None:
         """Python targets: a condition must compile as a Python expression (``invalid_condition``)."""
         if bp.condition:
             python_source.check_condition(bp.condition)
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        parent = self.ref_origin.get(ref, (None, None))[1]
+        what = f"the values in {parent.evaluate_name or parent.name!r}" if parent is not None else "the values"
+        return await self._inspect(what, {"ref": ref}, self._shown(ref, start, count))
+
+    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
+        return await self._inspect(f"{expression!r}", {"expression": expression},
+                                   super().evaluate(expression, frame_id, context))
+
+    async def _shown(self, ref: int, start: int, count: int) -> VariablePage:
         """Children of a value; bytes as base64 chunks; references back to an ancestor marked as cycles."""
         frame_id, parent = self.ref_origin.get(ref, (None, None))
         if parent is not None and parent.type in BYTES_TYPES and parent.evaluate_name:
@@ -361,6 +369,15 @@ class DebugpyBackend(PythonValues, DapBackend):
                 message = f"the condition {condition.strip()!r} failed: {error[0].strip()}; {then}"
                 self.events.on_breakpoint(bp_id, BreakpointResult(verified=True, message=message))
                 self.events.on_output("console", f"Breakpoint {bp_id}: {message}.\n")
+
+    def _event_relaySyntaxError(self, body: dict[str, Any]) -> None:
+        """The boot's word that the program ended on a SyntaxError (a module or imported file that does not compile)."""
+        def field(name: str, kind: type) -> Any:
+            value = body.get(name)
+            return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+        self.end_error = syntax_error(field("file", str) or "<unknown>", field("line", int), field("offset", int),
+                                      field("text", str), field("message", str) or "invalid syntax")
 
     def _event_output(self, body: dict[str, Any]) -> None:
         if body.get("output", "").startswith(CONDITION_FAILED):

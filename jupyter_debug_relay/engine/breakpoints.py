@@ -114,15 +114,16 @@ class BreakpointStore:
             bp = self._items[bp_id]
             if not self._check_line(bp):
                 self._missing.discard(bp_id)
+                bp.status = "unverified" if bp.status == "pending" else bp.status  # until a session says more
                 found.append(bp)
         return found
 
-    def sendable(self, bp: Breakpoint) -> bool:
-        """Whether a backend should receive this breakpoint (enabled, its file there, not a refused line).
-
-        A refused function, stage or output breakpoint was refused by a backend lacking its kind: another may take it.
-        """
-        return bp.enabled and bp.id not in self._missing and (bp.status != "refused" or bp.kind != "line")
+    def sendable(self, bp: Breakpoint, pending: bool = False) -> bool:
+        """Whether a backend should receive this breakpoint: enabled, its file there (or ``pending``), not a refused
+        line (a refused function, stage or output breakpoint was refused by a backend lacking its kind: another may
+        take it)."""
+        return (bp.enabled and (pending or bp.id not in self._missing)
+                and (bp.status != "refused" or bp.kind != "line"))
 
     def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
         if not name or not name.strip():
@@ -207,6 +208,10 @@ class BreakpointStore:
         if bp is None:
             return None
         before = (bp.verified, bp.line, bp.message, bp.status)
+        if bp.id in self._missing:
+            if not result.verified:
+                return None  # the relay's "pending until it exists" says more than the peer's "does not exist"
+            self._missing.discard(bp.id)  # bound as its file loaded
         bp.verified = result.verified
         if result.line and bp.kind == "line":
             bp.line = result.line

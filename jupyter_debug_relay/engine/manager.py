@@ -130,9 +130,9 @@ class SessionManager:
     async def sync_breakpoints(self, changed: Breakpoint) -> None:
         """Send the breakpoints of ``changed``'s kind (and file) to every live session."""
         store = self.breakpoints
-        every = [bp for bp in store.list() if store.sendable(bp)]
         for session in self.live():
             backend = session.backend
+            every = [bp for bp in store.list() if store.sendable(bp, backend.binds_pending)]
             try:
                 if changed.kind == "line" and changed.path:
                     group = [bp for bp in every if bp.kind == "line" and bp.path == changed.path]

@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.base import Backend, BackendEvents
 from ..errors import RelayError
-from ..model import BreakpointResult, Frame, Scope, SessionInfo, StopInfo, Thread, Variable, VariablePage, as_dict
+from ..model import (
+    BreakpointResult,
+    Frame,
+    Scope,
+    SessionInfo,
+    SourceText,
+    StopInfo,
+    Thread,
+    Variable,
+    VariablePage,
+    as_dict,
+)
 from .output import OutputRing
 from .output_watch import Hit, OutputWatch
 
@@ -58,6 +69,7 @@ class Session(BackendEvents):
         self._output_hit: Hit | None = None  # an output breakpoint's match, pausing for it
         self.exceptions: str | None = None  # this session's own exception mode; None follows the relay's
         self.stopped_by_user = False  # ended by a terminate the user asked for
+        self.pause_pending = False  # a pause was asked and the target has not stopped since
 
     # -- state ------------------------------------------------------------------------------
 
@@ -87,6 +99,7 @@ class Session(BackendEvents):
             capabilities=self.backend.capabilities, created_at=self.created_at, last_activity=self.last_activity,
             exit_code=self.exit_code, error=self.error.to_dict() if self.error else None, stop=self.stop,
             pid=self.backend.pid, parent=self.parent, stopped_by_user=self.stopped_by_user,
+            waiting_for_input=self.state == "running" and self.backend.waiting_for_input(),
         )
 
     def require_paused(self) -> None:
@@ -113,7 +126,7 @@ class Session(BackendEvents):
         self.backend.stop_on_condition_error = store.stop_on_condition_error
         self.backend.exception_types = tuple(store.exception_types)
         try:
-            await self.backend.start([bp for bp in store.list() if store.sendable(bp)],
+            await self.backend.start([bp for bp in store.list() if store.sendable(bp, self.backend.binds_pending)],
                                      store.exceptions if self.exceptions is None else self.exceptions)
         except BaseException as exc:
             error = exc if isinstance(exc, RelayError) else RelayError("adapter_failed", f"The start failed: {exc}")
@@ -199,17 +212,33 @@ class Session(BackendEvents):
                 return None
             if self.state == "failed":
                 self.require_live()
+            if self.state == "terminated" and self.backend.end_error is not None:
+                error = self.backend.end_error
+                raise RelayError(error.code, error.message, error.hint, {**error.details, "exit_code": self.exit_code})
             if self.state == "terminated":
                 raise RelayError("target_exited", f"The target exited with code {self.exit_code}.",
                                  "Launch it again to keep debugging.", {"exit_code": self.exit_code})
             left = deadline - loop.time()
             if left <= 0:
-                raise RelayError("timeout", f"Session {self.name} is still running after {timeout:g} s.",
-                                 "Wait again, pause it, or set a breakpoint.", {"state": self.state})
+                note = self.running_note()
+                raise RelayError("timeout", f"Session {self.name} is still running after {timeout:g} s"
+                                 + (f": {note}." if note else "."), "Wait again, pause it, or set a breakpoint.",
+                                 {"state": self.state, **({"note": note} if note else {})})
             try:
                 await asyncio.wait_for(self._changed.wait(), left)
             except asyncio.TimeoutError:
                 pass
+
+    def running_note(self) -> str:
+        """Why a running target has not stopped, when that can be told: it waits for input, or a pause waits on C."""
+        if self.state != "running":
+            return ""
+        if self.backend.waiting_for_input():
+            return "it waits for input on stdin (send it with input; eof ends the input)"
+        if self.pause_pending:
+            why = self.backend.why_not_paused()
+            return f"the pause is pending: {why}" if why else ""
+        return ""
 
     async def resume(self, action: str, thread_id: int | None, wait: bool, timeout: float) -> StopInfo | None:
         self.require_paused()
@@ -253,6 +282,7 @@ class Session(BackendEvents):
             return self.stop
         mark = self._stops
         await self.backend.pause(thread_id)
+        self.pause_pending = True
         return await self.wait_for_stop(timeout, after=mark) if wait else None
 
     # -- inspection -------------------------------------------------------------------------
@@ -316,14 +346,17 @@ class Session(BackendEvents):
     async def completions(self, text: str, frame_id: int | None) -> list[str]:
         return await self.backend.completions(text, await self._frame_id(frame_id))
 
-    async def source(self, frame: Frame | None) -> str:
+    async def source(self, frame: Frame | None) -> SourceText:
+        """The frame's source text (the stop's by default), with a note when its file changed since it loaded."""
         if frame is None:
             self.require_paused()
             assert self.stop is not None
             frame = self.stop.frame
             if frame is None:
                 raise RelayError("invalid_request", "The stop has no frame to show.")
-        return await self.backend.source(frame)
+        text = SourceText(await self.backend.source(frame))
+        text.note = await self.backend.source_changed(frame)
+        return text
 
     # -- BackendEvents ----------------------------------------------------------------------
 
@@ -337,6 +370,7 @@ class Session(BackendEvents):
             stop.description = f"output breakpoint {bp.id} matched {line!r}; paused just after it"
         self.stop = stop
         self._stops += 1
+        self.pause_pending = False
         self.emit("stopped", as_dict(stop))
         self._set_state("paused")
 
@@ -382,6 +416,9 @@ class Session(BackendEvents):
             return
         self.exit_code = exit_code
         self.stop = None
+        if self.backend.end_error is not None:  # e.g. a module that did not compile: the session's error says where
+            self.error = self.backend.end_error
+            self.emit("error", self.error.to_dict())
         self.emit("exited", {"exit_code": exit_code})
         self._set_state("terminated")
         self.emit("terminated", {"exit_code": exit_code})

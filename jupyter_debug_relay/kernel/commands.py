@@ -139,7 +139,10 @@ class Commands(MycelCommands, EditingCommands):
         op, params = parse(name, args)
         session = {"session": handle.id}
 
+        note = ""
+
         async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any], Any]:
+            nonlocal note
             stop, waited, source, end = None, None, None, None
             try:
                 result = await op.run(self.relay, params)
@@ -148,6 +151,7 @@ class Commands(MycelCommands, EditingCommands):
                 if exc.code not in ("timeout", "target_exited"):
                     raise
                 waited = params.timeout if exc.code == "timeout" else None
+                note = exc.details.get("note") or ""
             if stop is not None and stop.frame is not None:
                 try:
                     source = (await _SOURCE.run(self.relay, _SOURCE.params(**session)))["source"]
@@ -160,7 +164,7 @@ class Commands(MycelCommands, EditingCommands):
         if prefix is None:
             live = [i for i in infos if i.state not in ("terminated", "failed")]
             prefix = f"[{handle.name}] " if len(live) > 1 else ""
-        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix, end)
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix, end, note)
 
     def _frame_id(self, handle: SessionHandle) -> int | None:
         stop = handle.stop
@@ -301,8 +305,10 @@ class Commands(MycelCommands, EditingCommands):
         return result
 
     def do_source(self, command: Command) -> Result:
-        result = Result(self._run(command, self.session(command.session))["source"])
-        result.source = result.text
+        found = self._run(command, self.session(command.session))
+        note = f"# note: {found['source_note']}\n" if found["source_note"] else ""
+        result = Result(note + found["source"])
+        result.source, result.note = found["source"], found["source_note"]
         return result
 
     def do_complete(self, command: Command) -> Result:
@@ -341,8 +347,10 @@ class Commands(MycelCommands, EditingCommands):
 
     def do_input(self, command: Command) -> Result:
         handle = self.session(command.session)
-        self._run(command, handle, text=command.text + "\n")
-        return Result(f"sent {len(command.text) + 1} characters to {handle.name}")
+        eof = bool(command.args.get("eof"))
+        text = command.text + "\n" if command.text or not eof else ""
+        self._run(command, handle, text=text)
+        return Result(f"sent {len(text)} characters to {handle.name}" + (" and end of file" if eof else ""))
 
     def do_panel(self, command: Command) -> Any:
         from ..widgets import DebuggerPanel

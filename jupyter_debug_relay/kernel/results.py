@@ -69,7 +69,7 @@ class StopResult(Result):
 
     def __init__(self, session: str, state: str, stop: StopInfo | None = None, exit_code: int | None = None,
                  source: str | None = None, waited: float | None = None, prefix: str = "",
-                 thread_end: dict[str, Any] | None = None) -> None:
+                 thread_end: dict[str, Any] | None = None, note: str = "") -> None:
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
         self.frame = stop.frame if stop else None
         self.thread_end = thread_end
@@ -77,11 +77,13 @@ class StopResult(Result):
         if thread_end is not None:  # the step ran its thread to the end (a Mycel flow); another may be paused
             text = finished_text(thread_end) + (f"; {stop_text(stop)}" if stop is not None else "")
         elif stop is not None:
-            text = stop_text(stop) + (f"\n{self.traceback}" if self.traceback else "")
+            text = (stop_text(stop) + (f"\n  note: {stop.source_note}" if stop.source_note else "")
+                    + (f"\n{self.traceback}" if self.traceback else ""))
         elif state in ("terminated", "failed"):
             text = exit_text(exit_code) if state == "terminated" else "failed"
         elif waited is not None:
             text = f"still running after {waited:g} s (use `%debug_session wait` or `pause`)"
+            text += f": {note}" if note else ""
         else:
             text = state
         super().__init__(prefix + text)
@@ -245,7 +247,7 @@ def _state(info: SessionInfo) -> str:
         return exit_text(info.exit_code, info.stopped_by_user)
     if info.state == "failed" and info.error:
         return f"failed: {info.error.get('code')}"
-    return info.state
+    return "running, waiting for input on stdin" if info.waiting_for_input else info.state
 
 
 class StatusResult(Result):

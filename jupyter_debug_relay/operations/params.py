@@ -163,7 +163,8 @@ class OutputParams(SessionParams):
 class InputParams(SessionParams):
     """Text for the target's stdin."""
 
-    text: StrictStr = Field(..., description="The text for the target's stdin (add a newline to end a line).")
+    text: StrictStr = Field("", description="The text for the target's stdin (add a newline to end a line).")
+    eof: bool = Field(False, description="Close the target's stdin after the text: its reads return end of file.")
 
 
 class AddBreakpointParams(Params):

@@ -138,7 +138,8 @@ async def _completions(ctx: Context, p: P.CompletionsParams) -> dict[str, Any]:
 
 
 async def _source(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
-    return {"source": await session_of(ctx, p.session).source(None)}
+    text = await session_of(ctx, p.session).source(None)
+    return {"source": str(text), "source_changed": text.changed, "source_note": text.note}
 
 
 async def _output(ctx: Context, p: P.OutputParams) -> OutputPage:
@@ -148,7 +149,10 @@ async def _output(ctx: Context, p: P.OutputParams) -> OutputPage:
 async def _input(ctx: Context, p: P.InputParams) -> dict[str, Any]:
     session = session_of(ctx, p.session)
     session.require_live()
-    await session.backend.send_input(p.text)
+    if not p.text and not p.eof:
+        raise RelayError("invalid_request", "There is nothing to send: give text, or eof to end the input.",
+                         "e.g. input(text=\"yes\\n\") or input(eof=true).")
+    await session.backend.send_input(p.text, p.eof)
     return {}
 
 
@@ -336,7 +340,8 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               when="Use it to discover names available in the stopped frame.",
               http=(f"POST {S}/completions",),
               example={"text": "pri"}),
-    Operation("source", P.SessionParams, _source, "The source text of the stopped frame.", ("source",),
+    Operation("source", P.SessionParams, _source, "The source text of the stopped frame.",
+              ("source", "source_changed", "source_note"),
               PAUSED_ERRORS,
               when="Use it to read the code around the stop when you do not have the file.",
               http=(f"GET {S}/source",)),
@@ -416,7 +421,7 @@ RESULT_TYPES: dict[str, Any] = {
     "start": int, "variable": Variable, "targets": list[str], "source": str, "chunks": list[OutputChunk],
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
     "breakpoint": Breakpoint, "exceptions": str, "exception_types": list[str], "stop_on_error": bool,
-    "thread_end": dict[str, Any] | None,
+    "thread_end": dict[str, Any] | None, "source_changed": bool, "source_note": str,
 }
 RESULT_TYPES.update(tools.RESULT_TYPES)
 

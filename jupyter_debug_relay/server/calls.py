@@ -37,7 +37,7 @@ async def run_waiting(relay: Any, name: str, args: dict[str, Any], redact: bool 
         out = await run(relay, name, args, redact)
     except RelayError as exc:
         if exc.code == "timeout" and args.get("wait", True):
-            out = {"state": "running", "stop": None}
+            out = {"state": "running", "stop": None, **({"note": exc.details["note"]} if "note" in exc.details else {})}
         elif exc.code == "target_exited":
             out = {"state": "terminated", "stop": None, "exit_code": exc.details.get("exit_code")}
         else:
