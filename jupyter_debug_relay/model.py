@@ -65,6 +65,7 @@ class StopInfo:
     description: str = ""
     stopped_threads: list[int] = field(default_factory=list)
     also_hit: list[int] = field(default_factory=list)  # threads at a breakpoint too: each continue reports the next
+    source_line: str = ""  # the text of the line stopped on (from its file or the peer); empty when unknown
 
 
 @dataclass

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..backends.base import Backend, BackendEvents
 from ..errors import RelayError
 from ..model import BreakpointResult, Frame, Scope, SessionInfo, StopInfo, Thread, Variable, VariablePage, as_dict
+from ..source_text import file_line, line_of
 from .output import OutputRing
 
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ class Session(BackendEvents):
         """The current stop, or (``after`` given) the first stop after that many; raises at the end or timeout."""
         self.waiters += 1
         try:
-            return await self._wait_for_stop(timeout, after)
+            return await self._with_peer_line(await self._wait_for_stop(timeout, after))
         finally:
             self.waiters -= 1
             self.touch()
@@ -186,6 +187,17 @@ class Session(BackendEvents):
                 await asyncio.wait_for(self._changed.wait(), left)
             except asyncio.TimeoutError:
                 pass
+
+    async def _with_peer_line(self, stop: StopInfo) -> StopInfo:
+        """``stop`` with its source line asked of the peer, when its frame has no file here but a source."""
+        frame = stop.frame
+        if stop.source_line or frame is None or not frame.source_ref or self.state != "paused":
+            return stop
+        try:
+            stop.source_line = line_of(await self.backend.source(frame), frame.line)
+        except RelayError:
+            pass  # the peer has no source to give: the stop shows its place only
+        return stop
 
     async def resume(self, action: str, thread_id: int | None, wait: bool, timeout: float) -> StopInfo | None:
         self.require_paused()
@@ -302,6 +314,8 @@ class Session(BackendEvents):
     def on_stopped(self, stop: StopInfo) -> None:
         if self.ended:
             return
+        if not stop.source_line and stop.frame is not None:
+            stop.source_line = file_line(stop.frame.path, stop.frame.line)
         self.stop = stop
         self._stops += 1
         self.emit("stopped", as_dict(stop))

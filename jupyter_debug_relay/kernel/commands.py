@@ -17,7 +17,8 @@ from ..model import StopInfo, Variable
 from ..operations import OPERATIONS, parse
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..relay import Relay
-from ..text import short_path
+from ..source_text import file_line, line_of
+from ..text import short_path, stop_with_line
 from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
 from .parsing import BpCommand, parse_bp_line
@@ -123,7 +124,8 @@ class Commands:
             except RelayError:
                 source = None
         prefix = self._prefix(handle) if prefix is None else prefix
-        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
+        return StopResult(handle.name, handle.state, _with_line(stop, source), handle.exit_code, source, waited,
+                          prefix)
 
     def _wait(self, handle: SessionHandle, timeout: Any, prefix: str | None = None) -> StopResult:
         args = {"session": handle.id} if timeout is None else {"session": handle.id, "timeout": timeout}
@@ -157,7 +159,8 @@ class Commands:
         if prefix is None:
             live = [i for i in infos if i.state not in ("terminated", "failed")]
             prefix = f"[{handle.name}] " if len(live) > 1 else ""
-        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
+        return StopResult(handle.name, handle.state, _with_line(stop, source), handle.exit_code, source, waited,
+                          prefix)
 
     def _frame_id(self, handle: SessionHandle) -> int | None:
         stop = handle.stop
@@ -242,7 +245,10 @@ class Commands:
         frames = self._run(command, handle)["frames"]
         chosen = self._selected.get(handle.id)
         selected = chosen[1] if chosen and handle.stop is not None and chosen[0] == id(handle.stop) else 0
-        return StackResult(frames, selected)
+        stop = handle.stop
+        lines = [stop.source_line if stop is not None and stop.frame is not None and f.id == stop.frame.id
+                 else file_line(f.path, f.line) for f in frames]
+        return StackResult(frames, selected, lines)
 
     def do_frame(self, command: Command) -> StopResult:
         handle = self.session(command.session)
@@ -257,8 +263,10 @@ class Commands:
         assert stop is not None  # stack() succeeded, so the session is paused
         self._selected[handle.id] = (id(stop), index, frames[index].id)
         frame = frames[index]
-        result = self._stop_result(handle, dataclasses.replace(stop, frame=frame))
-        result.text = f"frame #{index}: {frame.name}() at {short_path(frame.path)}:{frame.line}"
+        result = self._stop_result(handle, dataclasses.replace(stop, frame=frame, source_line=""))
+        assert result.stop is not None
+        head = f"frame #{index}: {frame.name}() at {short_path(frame.path)}:{frame.line}"
+        result.text = stop_with_line(result.stop, head)
         return result
 
     def do_vars(self, command: Command) -> VariablesResult:
@@ -468,6 +476,13 @@ class Commands:
 
     def bp_enable(self, command: BpCommand) -> BreakpointsResult:
         return BreakpointsResult([self.relay.breakpoints.enable(command.ids[0], True)])
+
+
+def _with_line(stop: StopInfo | None, source: str | None) -> StopInfo | None:
+    """``stop`` with its source line taken from ``source`` when the engine found none."""
+    if stop is None or stop.frame is None or stop.source_line or source is None:
+        return stop
+    return dataclasses.replace(stop, source_line=line_of(source, stop.frame.line))
 
 
 def _pick_scope(scopes: list, name: str | None):

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import RelayError
 from ..model import Breakpoint, Frame, OutputPage, SessionInfo, StopInfo, Thread, Variable
-from ..text import breakpoint_text, exit_text, short_path, stop_text
+from ..text import breakpoint_text, exit_text, line_text, short_path, stop_text, stop_with_line
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
 
@@ -70,7 +70,7 @@ class StopResult(Result):
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
         self.frame = stop.frame if stop else None
         if stop is not None:
-            text = stop_text(stop)
+            text = stop_with_line(stop, stop_text(stop))
         elif state in ("terminated", "failed"):
             text = exit_text(exit_code) if state == "terminated" else "failed"
         elif waited is not None:
@@ -80,9 +80,12 @@ class StopResult(Result):
         super().__init__(prefix + text)
 
     def _repr_html_(self) -> str:
-        out = f"<div><b>{_e(self.text)}</b></div>"
+        head, _, line = self.text.partition("\n")
+        out = f"<div><b>{_e(head)}</b></div>"
         if self.source is not None and self.frame is not None:
             out += source_html(self.source, self.frame.line)
+        elif line:
+            out += f"<pre>{_e(line)}</pre>"
         return out
 
 
@@ -100,12 +103,14 @@ def source_html(source: str, line: int, context: int = SOURCE_CONTEXT) -> str:
 class StackResult(Result):
     """The frames of a thread; the selected one marked."""
 
-    def __init__(self, frames: list[Frame], selected: int = 0) -> None:
+    def __init__(self, frames: list[Frame], selected: int = 0, source_lines: Sequence[str] = ()) -> None:
         self.frames, self.selected = frames, selected
-        lines = [
-            f"{'→' if i == selected else ' '} #{i} {f.name}() at {short_path(f.path)}:{f.line}"
-            for i, f in enumerate(frames)
-        ]
+        lines = []
+        for i, f in enumerate(frames):
+            lines.append(f"{'→' if i == selected else ' '} #{i} {f.name}() at {short_path(f.path)}:{f.line}")
+            shown = line_text(f.line, source_lines[i]) if i < len(source_lines) else ""
+            if shown:
+                lines.append(f"      {shown}")
         super().__init__("\n".join(lines) or "no frames")
 
     def _repr_html_(self) -> str:
