@@ -80,7 +80,8 @@ def test_a_c_program_through_the_magics_with_lldb(kernel, tmp_path):
         stop = kernel.magic(f"%dbg connect dap {binary} --name c").text
         assert stop.startswith("c: paused at ") and f"squares.c:{line} in square() — breakpoint 1" in stop, stop
         where = kernel.magic("%dbg where").text.splitlines()
-        assert where[1] == f"      {line} │ int result = n * n; /* square body */" and where[2].startswith("  #1 main() at ")
+        assert where[1] == f"      {line} │ int result = n * n; /* square body */"
+        assert where[2].startswith("  #1 main() at ")
         assert kernel.magic("%dbg vars").text.splitlines()[0] == "n = 1  (int)"
         assert kernel.magic("%dbg next").text.startswith("paused at ")
         assert kernel.magic("%dbg eval result * 10").text == "10"
