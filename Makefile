@@ -18,8 +18,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/jupyter-debug-relay demo
 
+# Jupyter refuses to run as root without --allow-root (containers, CI machines).
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ip=127.0.0.1 notebooks/01-quickstart.ipynb
+	$(BIN)/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) notebooks/01-quickstart.ipynb
 
 test: $(STAMP)
 	bash .ci/system-deps
