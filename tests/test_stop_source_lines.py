@@ -32,3 +32,20 @@ def test_a_python_stop_its_steps_and_the_stack_show_their_lines(kernel, write):
     assert kernel.magic("%dbg out").text.splitlines()[1] == f"{outer} │ return inner(20) + 1  # outer line"
     kernel.magic("%bp clear")
     assert kernel.magic("%dbg continue").text == "exited with code 0"  # an end has no line
+
+
+GENERATED = '''
+import linecache
+src = "def f():\\n    x = 41\\n    breakpoint()\\n    return x + 1\\n"
+linecache.cache["<generated>"] = (len(src), None, src.splitlines(True), "<generated>")
+namespace = {}
+exec(compile(src, "<generated>", "exec"), namespace)
+print(namespace["f"]())
+'''
+
+
+def test_a_stop_in_code_with_no_file_shows_the_line_the_debugger_gives(kernel, write):
+    write("gen.py", GENERATED)  # the stop's frame has no file, only a source reference debugpy answers
+    stop = kernel.magic("%dbg launch --no-just-my-code gen.py").text.splitlines()
+    assert stop == ["s1: paused at <generated>:4 in f() — breakpoint [thread 1]", "4 │ return x + 1"], stop
+    kernel.magic("%dbg stop")
