@@ -17,7 +17,7 @@ from ..model import StopInfo, Variable
 from ..operations import OPERATIONS, parse
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..relay import Relay
-from ..source_text import file_line, line_of
+from ..source_text import file_line
 from ..text import short_path, stop_with_line
 from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
@@ -124,8 +124,7 @@ class Commands:
             except RelayError:
                 source = None
         prefix = self._prefix(handle) if prefix is None else prefix
-        return StopResult(handle.name, handle.state, _with_line(stop, source), handle.exit_code, source, waited,
-                          prefix)
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
 
     def _wait(self, handle: SessionHandle, timeout: Any, prefix: str | None = None) -> StopResult:
         args = {"session": handle.id} if timeout is None else {"session": handle.id, "timeout": timeout}
@@ -159,8 +158,7 @@ class Commands:
         if prefix is None:
             live = [i for i in infos if i.state not in ("terminated", "failed")]
             prefix = f"[{handle.name}] " if len(live) > 1 else ""
-        return StopResult(handle.name, handle.state, _with_line(stop, source), handle.exit_code, source, waited,
-                          prefix)
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
 
     def _frame_id(self, handle: SessionHandle) -> int | None:
         stop = handle.stop
@@ -476,13 +474,6 @@ class Commands:
 
     def bp_enable(self, command: BpCommand) -> BreakpointsResult:
         return BreakpointsResult([self.relay.breakpoints.enable(command.ids[0], True)])
-
-
-def _with_line(stop: StopInfo | None, source: str | None) -> StopInfo | None:
-    """``stop`` with its source line taken from ``source`` when the engine found none."""
-    if stop is None or stop.frame is None or stop.source_line or source is None:
-        return stop
-    return dataclasses.replace(stop, source_line=line_of(source, stop.frame.line))
 
 
 def _pick_scope(scopes: list, name: str | None):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import RelayError
 from ..model import Breakpoint, Frame, OutputPage, SessionInfo, StopInfo, Thread, Variable
+from ..source_text import line_of
 from ..text import breakpoint_text, exit_text, line_text, short_path, stop_text, stop_with_line
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
@@ -67,6 +69,9 @@ class StopResult(Result):
 
     def __init__(self, session: str, state: str, stop: StopInfo | None = None, exit_code: int | None = None,
                  source: str | None = None, waited: float | None = None, prefix: str = "") -> None:
+        if stop is not None and stop.frame is not None and not stop.source_line and source is not None:
+            # a frame the stop did not come with (`frame N`): its line from the source shown
+            stop = dataclasses.replace(stop, source_line=line_of(source, stop.frame.line))
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
         self.frame = stop.frame if stop else None
         if stop is not None:
