@@ -16,10 +16,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/jupyter-debug-relay demo
+	@$(BIN)/jupyter-debug-relay demo
+
+# Jupyter refuses to run as root without --allow-root (containers, CI machines).
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ip=127.0.0.1 notebooks/01-quickstart.ipynb
+	$(BIN)/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) notebooks/01-quickstart.ipynb
 
 test: $(STAMP)
 	bash .ci/system-deps
@@ -33,6 +36,7 @@ test: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema docs/comm-protocol.md
 	$(BIN)/python -m jupyter_debug_relay.server.openapi docs/http-api.md
+	$(BIN)/python -m jupyter_debug_relay.demo docs/index.md
 	$(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)

@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     except RelayError as exc:
         print(f"error: {exc.code}: {exc.message}\nhint: {exc.hint}", file=sys.stderr)
         return 2
-    print(f"demo finished (the example exits with {code} because of its bug)")
+    print(demo.finished(code))
     return 0
 
 

@@ -1,10 +1,17 @@
-"""The demo: start a real kernel, debug the bundled sales report with the magics, print the cells and results."""
+"""The demo: start a real kernel, debug the bundled sales report with the magics, print the cells and results.
+
+``python -m jupyter_debug_relay.demo [PAGE]`` runs it and writes what it printed into PAGE (default
+docs/index.md), between ``<!-- generated: demo -->`` and ``<!-- end: demo -->``.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from jupyter_client.manager import start_new_kernel
 
@@ -12,6 +19,8 @@ from .examples import sales_report
 
 BUGGY_LINE = "totals[name] = amount"
 TIMEOUT = 60.0
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "index.md"
+BLOCK = re.compile(r"(<!-- generated: demo [^\n]*-->\n```text\n)(.*?)(```\n<!-- end: demo -->)", re.S)
 
 
 def example_path() -> str:
@@ -75,3 +84,37 @@ def run(say: Callable[[str], None] = print) -> int:
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=False)
+
+
+def finished(code: int) -> str:
+    """The demo's last line, after the target's exit ``code``."""
+    return f"demo finished (the example exits with {code} because of its bug)"
+
+
+def transcript() -> str:
+    """What ``make demo`` prints, from a real run (``$ make demo`` and the demo's lines)."""
+    lines = ["$ make demo"]
+    lines.append(finished(run(lines.append)))
+    return "\n".join(lines) + "\n"
+
+
+def shown(page: str) -> str:
+    """The transcript a page shows in its generated demo block."""
+    match = BLOCK.search(page)
+    if match is None:
+        raise ValueError("the page has no generated demo block (<!-- generated: demo ... --> ... <!-- end: demo -->)")
+    return match.group(2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the demo and write its transcript into the page."""
+    args = sys.argv[1:] if argv is None else argv
+    path = Path(args[0]) if args else PAGE
+    page = path.read_text()
+    shown(page)  # the block must exist before the demo runs
+    path.write_text(BLOCK.sub(lambda m: m.group(1) + transcript() + m.group(3), page))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -79,6 +79,7 @@ class StopInfo:
     output_line: str | None = None  # the line of output an output breakpoint matched
     source_changed: bool = False  # the frame's file changed on disk since the target loaded it
     source_note: str = ""  # the sentence that says so
+    source_line: str = ""  # the text of the line stopped on (from its file or the peer); empty when unknown
 
 
 @dataclass

@@ -69,6 +69,17 @@ def signal_name(number: int) -> str:
         return str(number)
 
 
+def line_text(line: int, source_line: str) -> str:
+    """``14 │ for name, amount in orders:``: a line number and its source, unindented; empty with no source."""
+    return f"{line} │ {source_line.strip()}" if source_line.strip() else ""
+
+
+def stop_with_line(stop: StopInfo, head: str) -> str:
+    """``head``, then on a line of its own the source line ``stop`` is on (when it has one)."""
+    shown = line_text(stop.frame.line, stop.source_line) if stop.frame is not None else ""
+    return f"{head}\n{shown}" if shown else head
+
+
 def exit_text(exit_code: int | None, stopped_by_user: bool = False) -> str:
     """How a target ended: ``exited with code 1``, ``ended by signal 11 (SIGSEGV)``, ``stopped by the user``
     (terminate), or ``ended`` (detached, or no code known)."""

@@ -124,6 +124,61 @@ def lab(tmp_path):
         assert_none_left(marked_processes, before, 20.0)
 
 
+# The panel stays inside its cell, and every element's visible box inside the panel: an element may be cut
+# only by an ancestor that is not a layout box (a value or a source line cut at its own edge), never by a box
+# that hides what does not fit. A value's visible box does not overlap a button; a breakpoint row is one line.
+LAYOUT_PROBLEMS = """
+(panel) => {
+  const cell = panel.closest('.jp-Cell').getBoundingClientRect();
+  const edge = panel.getBoundingClientRect();
+  const visible = (el) => {
+    let r = el.getBoundingClientRect();
+    let box = {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+    for (let up = el.parentElement; up && up !== panel; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (!up.classList.contains('widget-box') && (style.overflowX !== 'visible' || style.overflowY !== 'visible')) {
+        const c = up.getBoundingClientRect();
+        box = {left: Math.max(box.left, c.left), right: Math.min(box.right, c.right),
+               top: Math.max(box.top, c.top), bottom: Math.min(box.bottom, c.bottom)};
+      }
+    }
+    return box;
+  };
+  const shown = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+  const empty = (b) => b.right - b.left < 0.5 || b.bottom - b.top < 0.5;
+  const name = (el) => (el.className || el.tagName) + ' ' + (el.textContent || '').trim().slice(0, 40);
+  const problems = [];
+  if (edge.right > cell.right + 0.5 || edge.left < cell.left - 0.5) {
+    problems.push(`the panel (${edge.left}-${edge.right}) is outside its cell (${cell.left}-${cell.right})`);
+  }
+  for (const el of panel.querySelectorAll('*')) {
+    if (!shown(el)) continue;
+    const b = visible(el);
+    if (!empty(b) && (b.right > edge.right + 0.5 || b.left < edge.left - 0.5)) {
+      problems.push(`outside the panel (${Math.round(b.left)}-${Math.round(b.right)} of ` +
+                    `${Math.round(edge.left)}-${Math.round(edge.right)}): ${name(el)}`);
+    }
+  }
+  const buttons = [...panel.querySelectorAll('button')].filter(shown).map((el) => [el, visible(el)]);
+  for (const value of panel.querySelectorAll('.jdr-value, .jdr-value *')) {
+    if (!shown(value)) continue;
+    const v = visible(value);
+    if (empty(v)) continue;
+    for (const [button, b] of buttons) {
+      if (v.left < b.right - 0.5 && b.left < v.right - 0.5 && v.top < b.bottom - 0.5 && b.top < v.bottom - 0.5) {
+        problems.push(`value over a button: ${name(value)} / ${name(button)}`);
+      }
+    }
+  }
+  for (const row of panel.querySelectorAll('.jdr-breakpoint-text')) {
+    const line = parseFloat(getComputedStyle(row.firstElementChild || row).lineHeight) || 20;
+    if (row.getBoundingClientRect().height > 1.5 * line) problems.push(`breakpoint row wraps: ${name(row)}`);
+  }
+  return problems;
+}
+"""
+
+
 def test_panel_renders_steps_and_expands_in_jupyterlab(lab):
     from playwright.sync_api import expect, sync_playwright
 
@@ -133,7 +188,7 @@ def test_panel_renders_steps_and_expands_in_jupyterlab(lab):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page = browser.new_page(viewport={"width": 1280, "height": 1100})
             page.set_default_timeout(60_000)
             expect.set_options(timeout=60_000)
             page.goto(f"{lab.base}/lab/tree/panel.ipynb?token={lab.token}")
@@ -163,16 +218,26 @@ def test_panel_renders_steps_and_expands_in_jupyterlab(lab):
             expect(panel.locator(".jdr-variables .jdr-var .jdr-var .jdr-var-toggle", has_text="'ana'")).to_be_visible()
             expect(panel.locator(".jdr-variables")).to_contain_text("12.5")
 
-            panel.locator(".jdr-watch input").fill("sum(totals.values())")
-            panel.locator(".jdr-watch button", has_text="Watch").click()
+            watch = panel.locator(".jdr-watch input")
+            watch.fill("sum(totals.values())")
+            watch.press("Enter")  # Enter in the watch box adds the watch
             expect(panel.locator(".jdr-watch")).to_contain_text("sum(totals.values()) = 12.5")
+            expect(panel.locator(".jdr-evaluate")).not_to_contain_text("sum(totals.values())")
+            watch.fill("len(orders)")
+            panel.locator(".jdr-watch button", has_text="Watch").click()
+            expect(panel.locator(".jdr-watch")).to_contain_text("len(orders) = 5")
             evaluate = panel.locator(".jdr-evaluate input")
             evaluate.fill("totals[name], amount")
             evaluate.press("Enter")
             expect(panel.locator(".jdr-evaluate")).to_contain_text("(12.5, 12.5)")
 
-            panel.scroll_into_view_if_needed()
-            panel.screenshot(path=str(ARTIFACTS / "panel.png"))
-            page.screenshot(path=str(ARTIFACTS / "notebook.png"), full_page=True)
+            for width in (1280, 1600):
+                page.set_viewport_size({"width": width, "height": 1100})
+                panel.scroll_into_view_if_needed()
+                page.wait_for_timeout(500)  # the notebook lays out again
+                panel.screenshot(path=str(ARTIFACTS / f"panel-{width}.png"))
+                page.screenshot(path=str(ARTIFACTS / f"notebook-{width}.png"), full_page=True)
+                problems = panel.evaluate(LAYOUT_PROBLEMS)
+                assert not problems, f"at {width} px: " + "\n".join(problems[:20])
         finally:
             browser.close()

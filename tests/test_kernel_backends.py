@@ -79,7 +79,9 @@ def test_a_c_program_through_the_magics_with_lldb(kernel, tmp_path):
         kernel.magic(f"%bp {SQUARES}:{line}")
         stop = kernel.magic(f"%dbg connect dap {binary} --name c").text
         assert stop.startswith("c: paused at ") and f"squares.c:{line} in square() — breakpoint 1" in stop, stop
-        assert kernel.magic("%dbg where").text.splitlines()[1].startswith("  #1 main() at ")
+        where = kernel.magic("%dbg where").text.splitlines()
+        assert where[1] == f"      {line} │ int result = n * n; /* square body */"
+        assert where[2].startswith("  #1 main() at ")
         assert kernel.magic("%dbg vars").text.splitlines()[0] == "n = 1  (int)"
         assert kernel.magic("%dbg next").text.startswith("paused at ")
         assert kernel.magic("%dbg eval result * 10").text == "10"
@@ -101,3 +103,28 @@ def test_a_peer_that_breaks_its_protocol_is_a_one_line_protocol_error(kernel, fa
         assert row[4:] == ["failed", "protocol_error", "-", runtime.url]
     finally:
         runtime.stop()
+
+
+def test_a_mycel_rule_stop_shows_its_rule(kernel, peer):
+    kernel.magic("%bp stage create_user transform rule 0")
+    assert kernel.magic(f"%dbg connect mycel {peer.url}").text.endswith("running")
+    reply = peer.request("create_user", {"name": "Alice", "email": " ALICE@EXAMPLE.COM "})
+    stop = kernel.magic("%dbg wait").text.splitlines()
+    assert stop[0].startswith("paused at flow:create_user:") and "in transform rule 0 (email)" in stop[0], stop
+    line = stop[0].split("flow:create_user:")[1].split()[0]
+    assert stop[1:] == [f"{line} │ email = lower(trim(input.email))"]
+    kernel.magic("%bp clear")
+    kernel.magic("%dbg continue --no-wait")
+    assert reply.result(10)
+    kernel.magic("%dbg stop")
+
+
+def test_an_ez_stop_shows_its_line(kernel):
+    in_add = line_of(CALLS, "temp total")
+    kernel.magic(f"%bp {CALLS}:{in_add}")
+    entry = kernel.magic(f"%dbg connect ez {CALLS} --ez {EZ}").text.splitlines()
+    assert len(entry) == 2 and " │ " in entry[1], entry
+    stop = kernel.magic("%dbg continue").text.splitlines()
+    assert stop[1:] == [f"{in_add} │ temp total int = a + b"], stop
+    kernel.magic("%bp clear")
+    assert kernel.magic("%dbg continue").text == "exited with code 0"

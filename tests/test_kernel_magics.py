@@ -69,22 +69,29 @@ def test_the_quickstart_sequence_reads_like_a_debugger(kernel, tmp_path, write):
     assert bp == f'breakpoint 1 at app.py:{line} if i == 2 and data["text"] == "a#b" — not verified yet ' \
                  "(checked when a session starts)"
     launched = kernel.magic("%debug_session launch app.py")
-    assert launched.text == f"s1: paused at app.py:{line} in compute() — breakpoint 1 [thread 1]"
+    assert launched.text.splitlines() == [f"s1: paused at app.py:{line} in compute() — breakpoint 1 [thread 1]",
+                                          f"{line} │ total += x * i  # accumulate"]
     assert "→" in launched.html and "total += x * i" in launched.html  # the source excerpt marks the line
     assert kernel.magic("%bp list").text == f'breakpoint 1 at app.py:{line} if i == 2 and data["text"] == "a#b"' \
                                             " — verified"
     where = kernel.magic("%dbg where")
-    assert where.text.splitlines() == [f"→ #0 compute() at app.py:{line}", f"  #1 <module>() at app.py:{call}"]
+    assert where.text.splitlines() == [f"→ #0 compute() at app.py:{line}",
+                                       f"      {line} │ total += x * i  # accumulate",
+                                       f"  #1 <module>() at app.py:{call}",
+                                       f"      {call} │ result = compute([3, 4, 5, 6])"]
     assert "<table>" in where.html
     assert kernel.magic("%dbg vars").text.splitlines() == [
         "i = 2  (int)", "items = [3, 4, 5, 6]  (list)", "total = 4  (int)", "x = 5  (int)"]
     assert "0 = 3  (int)" in kernel.magic("%dbg vars items").text
     assert kernel.magic("%dbg eval total * 10").text == "40"
-    assert kernel.magic("%dbg next").text == f"paused at app.py:{loop} in compute() — step [thread 1]"
+    assert kernel.magic("%dbg next").text == f"paused at app.py:{loop} in compute() — step [thread 1]\n" \
+                                             f"{loop} │ for i, x in enumerate(items):"
+    assert kernel.magic("%dbg wait").text.splitlines()[1] == f"{loop} │ for i, x in enumerate(items):"
     assert kernel.magic("%dbg set total = 100").text == "100"
     assert kernel.magic("%dbg eval total").text == "100"
-    assert kernel.magic("%dbg frame 1").text == f"frame #1: <module>() at app.py:{call}"
-    assert kernel.magic("%dbg where").text.splitlines()[1].startswith("→ #1")
+    assert kernel.magic("%dbg frame 1").text == f"frame #1: <module>() at app.py:{call}\n" \
+                                                f"{call} │ result = compute([3, 4, 5, 6])"
+    assert kernel.magic("%dbg where").text.splitlines()[2].startswith("→ #1")
     assert kernel.magic("%dbg eval data['name']").text == "'bob'"  # evaluated in the selected frame
     assert kernel.magic("%dbg pull data --as d").text == "pulled data into d (dict)"
     assert kernel.magic("d == {'a': [1, 2, 3], 'name': 'bob', 'text': 'a#b'}").text == "True"
@@ -118,7 +125,7 @@ def test_paths_with_spaces_and_arguments_after_the_double_dash(kernel, write):
     write("my app/echo args.py", "import sys\nprint(sys.argv[1:])\nx = 1\n")
     kernel.magic('%bp "my app/echo args.py":3')
     assert kernel.magic('%dbg launch "my app/echo args.py" -- --flag "two words" x==1').text == \
-        "s1: paused at my app/echo args.py:3 in <module>() — breakpoint 1 [thread 1]"
+        "s1: paused at my app/echo args.py:3 in <module>() — breakpoint 1 [thread 1]\n3 │ x = 1"
     assert kernel.magic("%dbg output").text == "['--flag', 'two words', 'x==1']"
     kernel.magic("%dbg stop")
 
@@ -178,7 +185,7 @@ def test_breakpoint_kinds_and_management(kernel, write):
     assert kernel.magic("%bp enable 1").text.startswith("breakpoint 1 at function compute")
     launched = kernel.magic("%dbg launch app.py").text
     assert launched == f"s1: paused at app.py:{line_of(app, 'def compute')} in compute() — function breakpoint 1 " \
-                       "[thread 1]", launched
+                       f"[thread 1]\n{line_of(app, 'def compute')} │ def compute(items):", launched
     assert kernel.magic("%bp rm 1 3").text == "removed breakpoint 1, 3"
     assert kernel.magic("%dbg continue").text == "exited with code 3"  # sys.exit(3) is an end, not a crash
     assert "i=2 x=5" in kernel.magic("%dbg output").text  # the logpoint fired on its third hit only

@@ -57,6 +57,8 @@ def test_happy_path_3_1(api, tmp_path):
     assert started["stop"]["reason"] == "breakpoint"
     assert started["stop"]["frame"]["line"] == line_of(app, "# add")
     assert started["line_text"].strip() == "acc += item  # add"
+    assert started["stop"]["source_line"] == started["line_text"]  # the stop carries its line, the events too
+    assert ok(api.get(f"/sessions/{sid}"))["session"]["stop"]["source_line"].strip() == "acc += item  # add"
     assert ok(api.get(f"/sessions/{sid}/breakpoints"))["breakpoints"][0]["verified"] is True
 
     status = ok(api.get(f"/sessions/{sid}"))["session"]

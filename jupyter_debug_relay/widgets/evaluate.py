@@ -21,7 +21,7 @@ class EvaluateBox(widgets.VBox):
         self._on_evaluate = on_evaluate
         self._quiet = False
         self.input = widgets.Text(placeholder="evaluate in the selected frame (Enter)", continuous_update=False,
-                                  layout=widgets.Layout(width="100%"))
+                                  layout=widgets.Layout(width="auto"))
         self.input.observe(self._submitted, names="value")
         self._recall = widgets.Dropdown(options=[("", "")], description="History", layout=widgets.Layout(width="auto"))
         self._recall.observe(self._recalled, names="value")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import os
 
+import ipywidgets as widgets
+
 from ..model import Frame, SessionInfo, StopInfo
 from ..text import where_text
 
@@ -13,6 +15,22 @@ MONO = "font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-
 
 def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
+
+
+def value_box() -> widgets.HTML:
+    """An HTML widget that takes the room left in its row, and never more (what does not fit is cut)."""
+    box = widgets.HTML(layout=widgets.Layout(flex="1", min_width="0", overflow="hidden", margin="0 0 0 6px"))
+    box.add_class("jdr-value")
+    return box
+
+
+def one_line(inner: str, title: str) -> str:
+    """``inner`` on one line, cut with an ellipsis at the edge of its box, whole in its tooltip.
+
+    ``width:0;min-width:100%`` lets the line shrink with its box instead of widening the row to its text.
+    """
+    return (f'<div style="white-space:nowrap;overflow:hidden;text-overflow:ellipsis;width:0;min-width:100%" '
+            f'title="{esc(title)}">{inner}</div>')
 
 
 def file_name(path: str | None) -> str:

@@ -21,7 +21,7 @@ class CallStack(widgets.VBox):
 
     def __init__(self, on_frame: Callable[[int], None], on_thread: Callable[[int], None]) -> None:
         self._thread_picker = widgets.Dropdown(description="Thread", layout=widgets.Layout(display="none"))
-        self._list = widgets.Select(options=[], rows=6, layout=widgets.Layout(width="100%"))
+        self._list = widgets.Select(options=[], rows=6, layout=widgets.Layout(width="auto"))
         self._quiet = False
         self._on_frame, self._on_thread = on_frame, on_thread
         self._thread_picker.observe(self._thread_picked, names="value")

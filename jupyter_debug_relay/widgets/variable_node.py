@@ -8,7 +8,7 @@ import ipywidgets as widgets
 from traitlets import Bool, Int, Unicode, observe
 
 from ..model import Scope, Variable, VariablePage
-from .format import MONO, esc
+from .format import MONO, esc, one_line, value_box
 
 if TYPE_CHECKING:
     from .variables import VariablesTree
@@ -35,7 +35,7 @@ class VariableNode(widgets.VBox):
         self._toggle = widgets.Button(layout=widgets.Layout(width="auto", max_width="60%", height="22px"))
         self._toggle.add_class("jdr-var-toggle")
         self._toggle.on_click(lambda _b: self.toggle())
-        self._value = widgets.HTML(layout=widgets.Layout(flex="1", min_width="0", margin="0 0 0 6px"))
+        self._value = value_box()
         header = [self._toggle, self._value]
         if isinstance(item, Variable) and item.evaluate_name:
             copy = widgets.Button(description="copy", icon="clipboard", tooltip="copy into the notebook",
@@ -107,9 +107,7 @@ class VariableNode(widgets.VBox):
         if self.cycle:
             cut += (' <span class="jdr-cycle" style="color:#6a1b9a" title="this value is one of its ancestors: '
                     'expanding it would repeat them">↺ cycle</span>')
-        self._value.value = (f'<div style="white-space:nowrap;overflow:hidden;text-overflow:ellipsis" '
-                             f'title="{esc(self.value)}"><span style="{MONO}">{esc(self.value)}</span>'
-                             f"{kind}{cut}{error}</div>")
+        self._value.value = one_line(f'<span style="{MONO}">{esc(self.value)}</span>{kind}{cut}{error}', self.value)
         self._children_box.layout.display = "flex" if self.expanded else "none"
         left = self.total - self.loaded
         self._more.description = f"show more ({left} more)"

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 from traitlets import Dict, List, Unicode, observe
 
-from .format import MONO, esc
+from .format import MONO, esc, one_line, value_box
 from .lifecycle import close_children
 
 
@@ -23,6 +23,7 @@ class WatchList(widgets.VBox):
                                    layout=widgets.Layout(flex="1"))
         self._add = widgets.Button(description="Watch", icon="eye", layout=widgets.Layout(width="auto"))
         self._add.on_click(lambda _b: self.add(self._input.value))
+        self._input.observe(lambda change: self.add(change["new"]), names="value")  # Enter (or leaving the box)
         self._rows = widgets.VBox()
         super().__init__([widgets.HTML("<b>Watch</b>"), widgets.HBox([self._input, self._add]), self._rows])
         self.add_class("jdr-watch")
@@ -44,10 +45,11 @@ class WatchList(widgets.VBox):
         rows = []
         for expression in self.expressions:
             shown = self.values.get(expression, "—")
-            text = widgets.HTML(f'<span style="{MONO}"><b>{esc(expression)}</b> = {esc(shown)}</span>',
-                                layout=widgets.Layout(flex="1"))
+            text = value_box()
+            text.value = one_line(f'<span style="{MONO}"><b>{esc(expression)}</b> = {esc(shown)}</span>',
+                                  f"{expression} = {shown}")
             drop = widgets.Button(icon="times", tooltip=f"stop watching {expression}",
                                   layout=widgets.Layout(width="32px"))
             drop.on_click(lambda _b, e=expression: self.remove(e))
-            rows.append(widgets.HBox([text, drop]))
+            rows.append(widgets.HBox([text, drop], layout=widgets.Layout(align_items="center")))
         self._rows.children = rows

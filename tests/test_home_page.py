@@ -1,0 +1,32 @@
+"""The home page and the README say what is true: the demo's transcript as it runs today, the Python they need."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from jupyter_debug_relay import demo
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_home_page_shows_what_make_demo_prints():
+    printed = demo.transcript()
+    assert "15 │ totals[name] = amount\n" in printed  # the first stop shows its line, and the line no giveaway
+    assert printed == demo.shown(demo.PAGE.read_text()), (
+        "docs/index.md's transcript differs from the demo's: run python -m jupyter_debug_relay.demo")
+
+
+def test_the_flagship_example_does_not_name_its_bug():
+    code = Path(demo.example_path()).read_text()
+    comments = [line for line in code.splitlines() if "#" in line]
+    assert not [c for c in comments if "bug" in c.lower()], comments
+
+
+def test_the_readme_and_the_home_page_name_the_python_the_package_requires():
+    required = re.search(r'^requires-python = "(.*)"$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    version = re.fullmatch(r">=(\d+\.\d+)", required).group(1)
+    for page in (ROOT / "README.md", ROOT / "docs" / "index.md", ROOT / "docs" / "install.md"):
+        claims = set(re.findall(r"Python (\d+\.\d+)", page.read_text()))
+        assert claims == {version}, f"{page.name} names Python {sorted(claims)}; pyproject.toml requires {required}"
+        assert f"Python {version} or newer" in page.read_text(), page.name
