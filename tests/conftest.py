@@ -82,6 +82,16 @@ def kernel(tmp_path: Path):
 
 
 @pytest.fixture
+def peer():
+    """A Mycel runtime (the demo's) serving its debug protocol on a free loopback port."""
+    from tests.peers.mycel_peer import start_peer
+
+    runtime = start_peer()
+    yield runtime
+    runtime.stop()
+
+
+@pytest.fixture
 def write(tmp_path: Path):
     """Write a target program into the test's folder; returns its path as a string."""
 

@@ -19,13 +19,6 @@ CALLS = str(PEERS / "ez_programs" / "calls.ez")
 SQUARES = str(Path(__file__).resolve().parent / "programs" / "squares.c")
 
 
-@pytest.fixture
-def peer():
-    runtime = start_peer()
-    yield runtime
-    runtime.stop()
-
-
 def test_a_mycel_pipeline_through_the_magics(kernel, peer):
     assert kernel.magic("%bp stage create_user transform").text == (
         "breakpoint 1 at stage create_user/transform — not verified yet (checked when a session starts)")

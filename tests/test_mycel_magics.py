@@ -8,22 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from jupyter_debug_relay import cel_source
 from jupyter_debug_relay.engine.breakpoints import BreakpointStore
 from jupyter_debug_relay.examples.mycel_demo import RuntimeThread
-from tests.peers.mycel_peer import FaultyRuntime, start_peer
+from tests.peers.mycel_peer import FaultyRuntime
 from tests.server_fixtures import live_server
 
 NO_AT = {"name": "Nat", "email": "no-at-sign"}  # passes validation; the transform's rule 2 (the domain) fails
-
-
-@pytest.fixture
-def peer():
-    runtime = start_peer()
-    yield runtime
-    runtime.stop()
 
 
 def test_inspect_ready_consume_and_timeline_through_the_magics(kernel, peer):

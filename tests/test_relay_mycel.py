@@ -8,17 +8,9 @@ from pathlib import Path
 import pytest
 
 from jupyter_debug_relay import RelayError
-from tests.peers.mycel_peer import start_peer
 
 PEERS = Path(__file__).resolve().parent / "peers"
 EZ, EZ_PROGRAM = str(PEERS / "ez"), str(PEERS / "ez_programs" / "forever.ez")
-
-
-@pytest.fixture
-def peer():
-    runtime = start_peer()
-    yield runtime
-    runtime.stop()
 
 
 def test_mycel_session_stops_at_a_stage_breakpoint_and_inspects_it(relay, peer):
