@@ -188,3 +188,4 @@ class SessionInfo:
     stop: StopInfo | None = None
     pid: int | None = None
     parent: str | None = None
+    uid: str | None = None  # the unique id of its recording (YYYYMMDD-HHMMSS-xxxx), when the relay records

@@ -21,6 +21,7 @@ from ..text import short_path
 from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
 from .parsing import BpCommand, parse_bp_line
+from .replaying import ReplayResult
 from .results import (
     BreakpointsResult,
     ErrorResult,
@@ -357,6 +358,9 @@ class Commands:
 
         name = command.session or self.current
         return DebuggerPanel(self.relay.get(name) if name else self.relay)
+
+    def do_replay(self, command: Command) -> ReplayResult:
+        return ReplayResult.of(command.extras.get("source") or "current")
 
     # -- serving ----------------------------------------------------------------------------
 

@@ -173,15 +173,16 @@ class SessionsResult(Result):
     def __init__(self, infos: list[SessionInfo], current: str | None) -> None:
         self.sessions, self.current = infos, current
         lines = [
-            f"{'*' if i.id == current else ' '} {i.id}  {i.name}  {i.backend}  {_state(i)}  {short_path(i.target)}"
+            f"{'*' if i.id == current else ' '} {i.id}  {i.uid + '  ' if i.uid else ''}{i.name}  {i.backend}  "
+            f"{_state(i)}  {short_path(i.target)}"
             for i in infos
         ]
         super().__init__("\n".join(lines) or "no sessions (start one with `%debug_session launch SCRIPT`)")
 
     def _repr_html_(self) -> str:
-        rows = [(("*" if i.id == self.current else ""), i.id, i.name, i.backend, _state(i), short_path(i.target))
-                for i in self.sessions]
-        return _table(("", "id", "name", "backend", "state", "target"), rows)
+        rows = [(("*" if i.id == self.current else ""), i.id, i.uid or "", i.name, i.backend, _state(i),
+                 short_path(i.target)) for i in self.sessions]
+        return _table(("", "id", "uid", "name", "backend", "state", "target"), rows)
 
 
 def _state(info: SessionInfo) -> str:
