@@ -14,7 +14,7 @@ import pytest
 
 from jupyter_debug_relay.kernel import kernelspec
 from tests.conftest import line_of
-from tests.kernels import APP, Kernel
+from tests.kernels import APP, UID, Kernel
 
 LOOP = """
 import time
@@ -95,7 +95,7 @@ def test_the_quickstart_sequence_reads_like_a_debugger(kernel, tmp_path, write):
     assert kernel.magic("%dbg continue").text == "exited with code 3"
     assert kernel.magic("%dbg output").text == "start\nresult 118"
     assert kernel.magic("%dbg output --tail 1").text == "result 118"
-    assert kernel.magic("%dbg list").text == "* s1  s1  debugpy  exited with code 3  app.py"
+    assert re.fullmatch(rf"\* s1  {UID}  s1  debugpy  exited with code 3  app\.py", kernel.magic("%dbg list").text)
     result = kernel.magic("_r = %dbg next\nprint(_r.error.code, _r.ok)")
     assert result.streams.strip() == "target_exited False"
     assert kernel.magic("%dbg stop").text == "s1 had already ended (exit code 3)"
@@ -148,8 +148,8 @@ def test_sessions_list_use_and_session_option(kernel, write):
     kernel.magic("%dbg launch --name looper --no-wait loop.py")
     kernel.magic("%dbg launch --name worker app.py")
     listing = kernel.magic("%dbg list").text.splitlines()
-    assert listing[0].startswith("  s1  looper  debugpy  running")
-    assert listing[1].startswith("* s2  worker  debugpy  paused at app.py:")
+    assert re.match(rf"  s1  {UID}  looper  debugpy  running", listing[0]), listing
+    assert re.match(rf"\* s2  {UID}  worker  debugpy  paused at app\.py:", listing[1]), listing
     assert kernel.magic("%dbg eval --session s2 x + 1").text == "4"
     assert kernel.magic("%dbg use looper").text == "current session: looper (s1, running)"
     assert kernel.magic("%dbg status").text == "looper (debugpy, loop.py): running"

@@ -164,10 +164,11 @@ def _attach(options: argparse.Namespace) -> int:
                 printer.text("commands: " + ", ".join(words[:-2]) + " (as the subcommands, without --session)")
                 continue
             try:
-                given = parser.parse_args([*shlex.split(text), "--session", uid])
-                if not hasattr(given, "run") or given.verb not in words:
-                    raise RelayError("invalid_request", f"{text.split()[0]!r} is not a command here.",
+                typed = shlex.split(text)
+                if typed[0] not in words:
+                    raise RelayError("invalid_request", f"{typed[0]!r} is not a command here.",
                                      "Type help for the commands.")
+                given = parser.parse_args([*typed, "--session", uid])
                 given.run(given)
             except RelayError as exc:
                 printer.text(f"error: {exc.code}: {exc.message}", "bold red")

@@ -166,8 +166,8 @@ class Home:
             return found[0]
         found = [e for e in sessions if e["uid"] == key] or [e for e in sessions if e["uid"].startswith(key)]
         if len(found) != 1:
-            what = "no session" if not found else f"{len(found)} sessions"
-            raise RelayError("session_not_found", f"There is {what} matching {key!r} in {self.root}.",
+            what = "No session matches" if not found else f"{len(found)} sessions match"
+            raise RelayError("session_not_found", f"{what} {key!r} in {self.root}.",
                              "Give a unique id or prefix from `jupyter-debug-relay sessions`, or `current`.")
         return found[0]
 
