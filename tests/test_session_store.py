@@ -78,9 +78,10 @@ def test_a_session_leaves_its_folder_index_link_and_masked_events(home, program)
         session.next()
         time.sleep(0.2)  # this stop lasts: the store looks at it itself
         session.continue_()
-        info = wait_for(lambda: (i := json.loads((folder / "session.json").read_text()))["state"] == "paused" and i)
+        info = wait_for(lambda: (i := json.loads((folder / "session.json").read_text()))["state"] == "running" and i)
         assert info["uid"] == uid and info["id"] == "s1" and info["backend"] == "debugpy"
         assert info["pid"] == os.getpid() and info["target"] == program
+        assert info["capabilities"]["supportsSetVariable"] is True  # kept once here, not in every session event
     events = events_of(home, uid)
     assert all(set(e) == {"seq", "ts", "type", "session", "data"} and e["session"] == uid for e in events)
     kinds = [e["type"] for e in events]

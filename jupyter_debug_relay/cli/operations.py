@@ -39,6 +39,7 @@ VERBS = (Verb("pause", "pause"), Verb("continue", "continue"), Verb("next", "nex
 BP_VERBS = (Verb("add", "add_breakpoint", hidden=("kind", "path", "line", "name", "flow", "stage", "rule_index")),
             Verb("list", "breakpoints"), Verb("rm", "remove_breakpoint", ("id",)))
 INSPECT = ("stack", "variables", "threads", "all")
+MOVES = ("pause", "continue", "next", "step_in", "step_out", "wait")  # their answer is a state and a stop
 
 
 def add_fields(parser: argparse.ArgumentParser, verb: Verb) -> None:
@@ -141,13 +142,19 @@ def send(home: Home, key: str, operation: str, args: dict[str, Any]) -> Any:
             if event.get("type") == "command_response" and data.get("ok"):
                 return data.get("result")
             error = data.get("error") or data
-            raise RelayError(error.get("code", "invalid_request"), error.get("message", ""), error.get("hint"))
+            raise RelayError(error.get("code", "invalid_request"), error.get("message", ""), error.get("hint"),
+                             error.get("details"))
     raise RelayError("timeout", f"No answer to {operation} within {limit:g} s.",
                      "Check that the kernel owning the session is alive and not busy; see `sessions`.")
 
 
 def _send_one(options: argparse.Namespace, operation: str, args: dict[str, Any]) -> int:
-    result = send(Home(), options.session, operation, args)
+    try:
+        result = send(Home(), options.session, operation, args)
+    except RelayError as exc:
+        if operation not in MOVES or exc.code != "target_exited":
+            raise
+        result = {"state": "terminated", "stop": None, "exit_code": exc.details.get("exit_code")}
     show(Printer(options.json), operation, result)
     return 0
 
@@ -180,7 +187,7 @@ def stop_line(result: dict[str, Any]) -> str:
     """``paused: breakpoint in compute() at app.py:6``, or the state when there is no stop."""
     stop, state = result.get("stop"), result.get("state")
     if not stop:
-        return str(state)
+        return f"{state}: exit code {result['exit_code']}" if result.get("exit_code") is not None else str(state)
     frame = stop.get("frame") or {}
     return (f"{state}: {stop.get('reason')} in {frame.get('name')}() at {short_path(frame.get('path') or '')}:"
             f"{frame.get('line')}")
@@ -190,7 +197,7 @@ def show(printer: Printer, operation: str, result: Any) -> None:
     """Print an operation's result: a line, or a table."""
     if printer.as_json:
         printer.data(result)
-    elif operation in ("pause", "continue", "next", "step_in", "step_out", "wait"):
+    elif operation in MOVES:
         printer.text(stop_line(result))
     elif operation == "evaluate":
         var = result["variable"]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from typing import Any
 
 from ..text import short_path
 
+_WRITING = threading.Lock()  # attach prints from two threads: one whole line at a time
 STYLES = {"stopped": "bold magenta", "continued": "magenta", "session": "cyan", "output": "green",
           "error": "bold red", "command_response": "yellow", "terminated": "bold cyan", "exited": "bold cyan",
           "dropped": "red", "snapshot": "dim", "breakpoint": "blue"}
@@ -29,6 +31,8 @@ def summary(event: dict[str, Any]) -> str:
         return repr(data.get("text", ""))[1:-1][:200]
     if kind == "session":
         return str(data.get("state"))
+    if kind == "continued":
+        return str(data.get("action") or "running")
     if kind in ("exited", "terminated"):
         return "detached" if data.get("detached") else f"exit code {data.get('exit_code')}"
     if kind == "error":
@@ -61,21 +65,25 @@ class Printer:
             self._console = Console(highlight=False)
 
     def text(self, line: str, style: str | None = None) -> None:
-        if self._console is not None:
-            self._console.print(line, style=style, markup=False)
-        else:
-            print(line, flush=True)
+        with _WRITING:
+            if self._console is not None:
+                self._console.print(line, style=style, markup=False)
+            else:
+                sys.stdout.write(line + "\n")
+                sys.stdout.flush()
 
     def event(self, event: dict[str, Any]) -> None:
         if self.as_json:
-            print(json.dumps(event), flush=True)
+            self.data(event)
             return
         ts = event.get("ts", 0)
         stamp = time.strftime("%H:%M:%S", time.localtime(ts)) + f".{int(ts * 1000) % 1000:03d}"
         self.text(f"{stamp} {event.get('type', '?'):<16} {summary(event)}", STYLES.get(event.get("type", "")))
 
     def data(self, value: Any) -> None:
-        print(json.dumps(value, default=str), flush=True)
+        with _WRITING:
+            sys.stdout.write(json.dumps(value, default=str) + "\n")
+            sys.stdout.flush()
 
     def table(self, headers: tuple[str, ...], rows: list[tuple[Any, ...]], empty: str) -> None:
         if not rows:
@@ -91,5 +99,4 @@ class Printer:
             return
         widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=False)]
         for row in (headers, *rows):
-            print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip(),
-                  flush=True)
+            self.text("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip())

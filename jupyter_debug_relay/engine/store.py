@@ -25,12 +25,12 @@ from .events import STATE_EVENTS, Event
 from .recording import COMMANDS, ENDED, EVENTS, RETENTION, Home
 
 if TYPE_CHECKING:
-    from .events import Subscription
     from .session import Session
 
 log = logging.getLogger(__name__)
 
 DEFAULT_RECORD_CAP = 32 << 20  # bytes per recording
+BATCH = 0.02  # seconds the writer gathers events before it writes them
 SNAPSHOT_FRAMES, SNAPSHOT_VARIABLES = 20, 50
 KEPT_PAST_CAP = ("session", "terminated", "exited")  # still written after twice the cap
 
@@ -65,7 +65,7 @@ class SessionStore:
         self.known: Any = ()  # the operation names a command may use
         self.recordings: dict[str, tuple[str, Path]] = {}  # session id -> (uid, folder), on the loop
         self._queue: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
-        self._subscription: Subscription | None = None
+        self._tapped = False
         self._looks: dict[str, asyncio.TimerHandle] = {}
         self._watchers: dict[str, Any] = {}
         self._writer = threading.Thread(target=self._write_loop, name="session store", daemon=True)
@@ -80,8 +80,9 @@ class SessionStore:
         session.uid = uid
         self.recordings[session.id] = (uid, folder)
         manager = session.manager
-        if self._subscription is None:
-            self._subscription = manager.bus.subscribe(self._on_event)
+        if not self._tapped:
+            self._tapped = True
+            manager.bus.taps.append(self._on_event)
             self._writer.start()
         entry = {"uid": uid, "id": session.id, "name": session.name, "backend": session.backend.kind,
                  "target": session.backend.target, "pid": os.getpid(), "start": session.created_at,
@@ -135,12 +136,8 @@ class SessionStore:
         """Record what is still queued, mark every recording ended and stop the writer (on the loop, at close)."""
         for watcher in self._watchers.values():
             watcher.close()
-        sub = self._subscription
-        if sub is None:
+        if not self._tapped:
             return
-        while (event := sub.queue.get()) is not None:
-            self._on_event(event)
-        sub.close()
         self._queue.put(("close",))
         self._writer.join(10.0)
 
@@ -150,6 +147,7 @@ class SessionStore:
         recordings: dict[str, _Recording] = {}
         while True:
             items = [self._queue.get()]
+            time.sleep(BATCH)
             while True:
                 try:
                     items.append(self._queue.get_nowait())
@@ -180,11 +178,18 @@ class SessionStore:
         elif kind == "event":
             event: Event = item[1]
             targets = [recordings[event.session]] if event.session in recordings else (
-                list(recordings.values()) if event.session == "" else [])
+                [r for r in recordings.values() if r.entry["state"] not in ENDED] if event.session == "" else [])
+            body, capabilities = event.body, None
+            if event.event == "session" and "info" in body:  # the capabilities go to session.json, once
+                info = dict(body["info"])
+                capabilities = info.pop("capabilities", None)
+                body = {**body, "info": info}
             for rec in targets:
-                self._add(rec, event.seq, event.ts, event.event, event.body)
                 if event.event == "session":
                     self._track(rec, event.body)
+                    if capabilities and rec.entry.get("capabilities") != capabilities:
+                        rec.entry["capabilities"], rec.dirty = capabilities, True
+                self._add(rec, event.seq, event.ts, event.event, body)
         elif kind == "snapshot":
             _, session_id, stop_seq, data = item
             rec = recordings.get(session_id)
@@ -193,12 +198,15 @@ class SessionStore:
         return kind == "close"
 
     def _track(self, rec: _Recording, body: dict[str, Any]) -> None:
+        """Keep the session's description; session.json and the index change when it starts and when it ends."""
         info = body.get("info") or {}
+        before, state = rec.entry["state"], body.get("state", rec.entry["state"])
+        state = "running" if state == "paused" else state  # the lifecycle: running covers paused
         rec.entry.update({key: info[key] for key in ("name", "backend", "target") if info.get(key) is not None})
-        rec.entry["state"] = body.get("state", rec.entry["state"])
-        if rec.entry["state"] in ENDED:
+        rec.entry["state"] = state
+        if state in ENDED:
             rec.entry["ended"] = time.time()
-        rec.dirty = True
+        rec.dirty = rec.dirty or state in ENDED or before in ("created", "launching")
 
     def _add(self, rec: _Recording, seq: int, ts: float, name: str, body: dict[str, Any]) -> None:
         data = mask(body) if self.redact else body
@@ -240,7 +248,5 @@ class SessionStore:
                     self.home.record(rec.entry)
             except OSError as exc:
                 log.warning("session store: %s not written: %s", rec.uid, exc)
-        for session_id, rec in list(recordings.items()):
-            if closing or rec.entry["state"] in ENDED:
+            if closing:
                 rec.file.close()
-                del recordings[session_id]
