@@ -199,6 +199,11 @@ class Relay:
         """The kept events after ``seq`` (up to ``until``), after a ``dropped`` event counting any no longer kept."""
         return self._run(lambda: self._manager.bus.since(seq, until))
 
+    def flush_recordings(self) -> None:
+        """Wait until every event so far is in the session store's files (a no-op when not recording)."""
+        if self._manager.store is not None:
+            self._manager.store.flush()
+
     # -- closing ----------------------------------------------------------------------------
 
     def close(self) -> None:

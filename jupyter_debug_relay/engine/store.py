@@ -70,6 +70,7 @@ class SessionStore:
         self._watchers: dict[str, Any] = {}
         self._writer = threading.Thread(target=self._write_loop, name="session store", daemon=True)
         self._pruned = False
+        self._flushed: list[threading.Event] = []  # flush() callers to wake once the batch is written
 
     # -- the loop side ----------------------------------------------------------------------
 
@@ -132,6 +133,14 @@ class SessionStore:
                 "variables": as_dict(variables[:SNAPSHOT_VARIABLES]), "more": len(variables) > SNAPSHOT_VARIABLES}
         self._queue.put(("snapshot", session.id, stop_seq, data))
 
+    def flush(self, timeout: float = 5.0) -> None:
+        """Wait (from any thread but the relay loop) until everything recorded so far is on disk."""
+        if not self._tapped:
+            return
+        done = threading.Event()
+        self._queue.put(("flush", done))
+        done.wait(timeout)
+
     def close(self) -> None:
         """Record what is still queued, mark every recording ended and stop the writer (on the loop, at close)."""
         for watcher in self._watchers.values():
@@ -160,6 +169,8 @@ class SessionStore:
                 except Exception:  # the recording of one event must not stop the others
                     log.exception("session store: %s not recorded", item[0])
             self._flush(recordings, closing)
+            while self._flushed:
+                self._flushed.pop().set()
             if closing:
                 return
 
@@ -195,6 +206,8 @@ class SessionStore:
             rec = recordings.get(session_id)
             if rec is not None:
                 self._add(rec, stop_seq, time.time(), "snapshot", data)
+        elif kind == "flush":
+            self._flushed.append(item[1])
         return kind == "close"
 
     def _track(self, rec: _Recording, body: dict[str, Any]) -> None:

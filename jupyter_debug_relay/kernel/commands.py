@@ -360,6 +360,7 @@ class Commands:
         return DebuggerPanel(self.relay.get(name) if name else self.relay)
 
     def do_replay(self, command: Command) -> ReplayResult:
+        self.relay.flush_recordings()  # a session of this kernel that just ended is on disk whole
         return ReplayResult.of(command.extras.get("source") or "current")
 
     # -- serving ----------------------------------------------------------------------------
