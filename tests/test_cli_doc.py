@@ -12,18 +12,6 @@ from jupyter_debug_relay import Relay
 from tests.conftest import line_of
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
-PROGRAM = '''
-def compute(items):
-    total = 0
-    for i, x in enumerate(items):
-        total += x * i  # accumulate
-    return total
-
-
-print("start")
-result = compute([3, 4, 5, 6])  # call
-print("result", result)
-'''
 # What differs from run to run: uids, clock times, dates, process ids, column widths.
 VOLATILE = [(re.compile(r"[ \t]+"), " "), (re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}"), "UID"),
             (re.compile(r"\d\d:\d\d:\d\d\.\d{3}"), "TIME"), (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"), "DATE"),
@@ -49,7 +37,7 @@ def normal(text: str) -> str:
 def run_page(folder: Path, home: Path) -> list[tuple[str, str, str]]:
     """Run the page's commands in order against ``app.py`` paused at its call line; (command, page, printed)."""
     app = folder / "app.py"
-    app.write_text(PROGRAM.lstrip("\n"))
+    app.write_text(re.search(r"```python\n(.*?)```", DOC.read_text(), re.S).group(1))  # the page's app.py
     env = {**os.environ, "JUPYTER_DEBUG_RELAY_HOME": str(home),
            "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
     results = []

@@ -62,6 +62,17 @@ def program(write) -> str:
     return write("prog.py", PROGRAM)
 
 
+@pytest.fixture
+def paused(home, program):
+    """A recording relay with PROGRAM paused at its ``# add`` line: (relay, session, its uid, that line)."""
+    with Relay(home=str(home)) as relay:
+        line = line_of(program, "# add")
+        relay.breakpoints.add(program, line)
+        session = relay.launch(program)
+        session.wait_for_stop(10)
+        yield relay, session, session.info().uid, line
+
+
 def test_a_session_leaves_its_folder_index_link_and_masked_events(home, program):
     with Relay(home=str(home)) as relay:
         relay.breakpoints.add(program, line_of(program, "# add"))
@@ -121,68 +132,58 @@ def test_past_its_byte_cap_a_recording_counts_what_it_left_out(home, write):
     assert (home / "sessions" / uid / "events.jsonl").stat().st_size < 2 * 20_000
 
 
-def test_commands_from_outside_are_answered_and_garbage_touches_nothing(home, program):
-    with Relay(home=str(home)) as relay:
-        line = line_of(program, "# add")
-        relay.breakpoints.add(program, line)
-        session = relay.launch(program)
-        session.wait_for_stop(10)
-        uid = session.info().uid
-        commands = home / "sessions" / uid / "commands.jsonl"
+def test_commands_from_outside_are_answered_and_garbage_touches_nothing(home, paused):
+    _, session, uid, line = paused
+    commands = home / "sessions" / uid / "commands.jsonl"
+    with open(commands, "a") as f:
+        f.write('not json\n[1, 2]\n{"id": "x", "type": "rm_rf"}\n{"id": "y", "type": "next", "args": 3}\n')
+        f.write('{"id": "z", "type": "next", "args": {"timeout": "soon"}}\n')
+    errors = wait_for(lambda: [e for e in events_of(home, uid) if e["type"] in ("error", "command_response")]
+                      if len([e for e in events_of(home, uid) if e["type"] in ("error", "command_response")]) >= 5
+                      else None)
+    assert [e["type"] for e in errors] == ["error"] * 4 + ["command_response"]
+    assert errors[0]["data"]["code"] == "invalid_request" and errors[0]["data"]["line"] == "not json"
+    assert errors[2]["data"]["message"] == "Unknown operation 'rm_rf'." and errors[2]["data"]["command_id"] == "x"
+    bad = errors[4]["data"]
+    assert bad["command_id"] == "z" and not bad["ok"] and bad["error"]["code"] == "invalid_request"
+    assert session.state == "paused" and session.stop.frame.line == line  # nothing moved
+
+    latencies = []
+    for n in range(10):
+        offset = (home / "sessions" / uid / "events.jsonl").stat().st_size
+        started = time.perf_counter()
         with open(commands, "a") as f:
-            f.write('not json\n[1, 2]\n{"id": "x", "type": "rm_rf"}\n{"id": "y", "type": "next", "args": 3}\n')
-            f.write('{"id": "z", "type": "next", "args": {"timeout": "soon"}}\n')
-        errors = wait_for(lambda: [e for e in events_of(home, uid) if e["type"] in ("error", "command_response")]
-                          if len([e for e in events_of(home, uid) if e["type"] in ("error", "command_response")]) >= 5
-                          else None)
-        assert [e["type"] for e in errors] == ["error"] * 4 + ["command_response"]
-        assert errors[0]["data"]["code"] == "invalid_request" and errors[0]["data"]["line"] == "not json"
-        assert errors[2]["data"]["message"] == "Unknown operation 'rm_rf'." and errors[2]["data"]["command_id"] == "x"
-        bad = errors[4]["data"]
-        assert bad["command_id"] == "z" and not bad["ok"] and bad["error"]["code"] == "invalid_request"
-        assert session.state == "paused" and session.stop.frame.line == line  # nothing moved
-
-        latencies = []
-        for n in range(10):
-            offset = (home / "sessions" / uid / "events.jsonl").stat().st_size
-            started = time.perf_counter()
-            with open(commands, "a") as f:
-                f.write(json.dumps({"id": f"s{n}", "type": "status", "args": {}}) + "\n")
-            answer = wait_for(lambda n=n, offset=offset: [
-                e for e in read_events(home / "sessions" / uid / "events.jsonl", offset)[0]
-                if e["type"] == "command_response" and e["data"]["command_id"] == f"s{n}"])
-            latencies.append(time.perf_counter() - started)
-            assert answer[0]["data"]["result"]["session"]["stop"]["frame"]["line"] == line
-        assert statistics.median(latencies) < 0.1, latencies
-        session.terminate()
+            f.write(json.dumps({"id": f"s{n}", "type": "status", "args": {}}) + "\n")
+        answer = wait_for(lambda n=n, offset=offset: [
+            e for e in read_events(home / "sessions" / uid / "events.jsonl", offset)[0]
+            if e["type"] == "command_response" and e["data"]["command_id"] == f"s{n}"])
+        latencies.append(time.perf_counter() - started)
+        assert answer[0]["data"]["result"]["session"]["stop"]["frame"]["line"] == line
+    assert statistics.median(latencies) < 0.1, latencies
+    session.terminate()
 
 
-def test_the_cli_follows_attaches_to_and_replays_a_session(home, program):
-    with Relay(home=str(home)) as relay:
-        line = line_of(program, "# add")
-        relay.breakpoints.add(program, line)
-        session = relay.launch(program)
-        session.wait_for_stop(10)
-        uid = session.info().uid
-        env = {**os.environ, "JUPYTER_DEBUG_RELAY_HOME": str(home)}
-        watch = subprocess.Popen([sys.executable, "-m", "jupyter_debug_relay.cli", "watch", uid[:17], "--filter",
-                                  "stopped,command_response,terminated"], stdout=subprocess.PIPE, text=True, env=env)
-        try:
-            attached = cli("attach", input="next\neval total * 10\nbogus\nquit\n", home=home)
-            assert attached.returncode == 0, attached.stderr
-            out = attached.stdout.splitlines()
-            assert out[0] == f"attached to {uid} (s1); commands: pause, continue, next, step-in, step-out, inspect, " \
-                             "eval, bp, help, quit"
-            assert f"paused: step in <module>() at {program}:{line - 2}" in out
-            assert "0  (int)" in out and any(o.startswith("error: invalid_request: 'bogus'") for o in out)
-            assert session.stop.frame.line == line - 2
-            session.continue_(), session.continue_(), session.continue_()
-            with pytest.raises(RelayError, match="exited with code 0"):
-                session.continue_()
-            printed, _ = watch.communicate(timeout=30)
-        finally:
-            watch.kill()
-            watch.wait()
+def test_the_cli_follows_attaches_to_and_replays_a_session(home, program, paused):
+    relay, session, uid, line = paused
+    env = {**os.environ, "JUPYTER_DEBUG_RELAY_HOME": str(home)}
+    watch = subprocess.Popen([sys.executable, "-m", "jupyter_debug_relay.cli", "watch", uid[:17], "--filter",
+                              "stopped,command_response,terminated"], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        attached = cli("attach", input="next\neval total * 10\nbogus\nquit\n", home=home)
+        assert attached.returncode == 0, attached.stderr
+        out = attached.stdout.splitlines()
+        assert out[0] == f"attached to {uid} (s1); commands: pause, continue, next, step-in, step-out, inspect, " \
+                         "eval, bp, help, quit"
+        assert f"paused: step in <module>() at {program}:{line - 2}" in out
+        assert "0  (int)" in out and any(o.startswith("error: invalid_request: 'bogus'") for o in out)
+        assert session.stop.frame.line == line - 2
+        session.continue_(), session.continue_(), session.continue_()
+        with pytest.raises(RelayError, match="exited with code 0"):
+            session.continue_()
+        printed, _ = watch.communicate(timeout=30)
+    finally:
+        watch.kill()
+        watch.wait()
     lines = printed.splitlines()
     assert [re.sub(r"^\S+ (\S+)\s.*", r"\1", row) for row in lines] == [
         "stopped", "stopped", "command_response", "command_response", "stopped", "stopped", "stopped", "terminated"]
