@@ -283,7 +283,8 @@ class Session(BackendEvents):
         frame = await self._frame_id(frame_id)
         scopes = await self.backend.scopes(frame) if frame is not None else []
         frames = self.seen.get("frames")
-        if scopes and (frames[0].id == frame if frames else frame_id is None):
+        top = frames[0].id if frames else self.stop.frame.id if self.stop and self.stop.frame else None
+        if scopes and frame == top:
             self.seen["scopes"] = scopes
         return scopes
 

@@ -128,10 +128,10 @@ class SessionStore:
         if not seen:
             return
         variables = seen.get("variables") or []
-        data = {"stop": stop_seq, "frames": as_dict(seen.get("frames", [])[:SNAPSHOT_FRAMES]),
+        data = {"stop": stop_seq, "frames": seen.get("frames", [])[:SNAPSHOT_FRAMES],
                 "scope": seen["scopes"][0].name if seen.get("scopes") else None,
-                "variables": as_dict(variables[:SNAPSHOT_VARIABLES]), "more": len(variables) > SNAPSHOT_VARIABLES}
-        self._queue.put(("snapshot", session.id, stop_seq, data))
+                "variables": variables[:SNAPSHOT_VARIABLES], "more": len(variables) > SNAPSHOT_VARIABLES}
+        self._queue.put(("snapshot", session.id, stop_seq, data))  # made JSON-ready by the writer
 
     def flush(self, timeout: float = 5.0) -> None:
         """Wait (from any thread but the relay loop) until everything recorded so far is on disk."""
@@ -205,7 +205,7 @@ class SessionStore:
             _, session_id, stop_seq, data = item
             rec = recordings.get(session_id)
             if rec is not None:
-                self._add(rec, stop_seq, time.time(), "snapshot", data)
+                self._add(rec, stop_seq, time.time(), "snapshot", as_dict(data))
         elif kind == "flush":
             self._flushed.append(item[1])
         return kind == "close"
