@@ -7,6 +7,7 @@ is installed and skipped (not failed) where it is not.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -15,6 +16,7 @@ import pytest
 
 # The notebooks' sessions are recorded in a folder of this run, not the user's store (kernels inherit it).
 os.environ["JUPYTER_DEBUG_RELAY_HOME"] = tempfile.mkdtemp(prefix="jdr-notebooks-")
+atexit.register(shutil.rmtree, os.environ["JUPYTER_DEBUG_RELAY_HOME"], True)
 
 NEEDS_EZ = "needs-ez"
 NO_EZ = "there is no `ez` command on the PATH: the EZ cells need the real EZ (github.com/SchoolyB/EZ)"

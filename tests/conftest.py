@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
 import tempfile
 import textwrap
@@ -18,6 +20,7 @@ RUN_MARK = f"JUPYTER_DEBUG_RELAY_TEST_RUN={os.getpid()}".encode()
 os.environ["JUPYTER_DEBUG_RELAY_TEST_RUN"] = str(os.getpid())  # inherited by every process the tests start
 # Recordings and profiles go to a folder of this run, never the user's home (kernels inherit it too).
 os.environ["JUPYTER_DEBUG_RELAY_HOME"] = tempfile.mkdtemp(prefix="jdr-home-")
+atexit.register(shutil.rmtree, os.environ["JUPYTER_DEBUG_RELAY_HOME"], True)
 
 
 def marked_processes() -> dict[int, str]:
