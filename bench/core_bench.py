@@ -4,6 +4,8 @@ Prints the project's medians (ms) beside ``../shared/bench/raw_dap_bench.py``
 over TCP and over stdio, with ratios (anchor / relay: how many times faster).
 
     python bench/core_bench.py [-n 200] [--anchor-n 50] [--no-anchors]
+
+The session store's cost is measured in the same run: steps with the store off and on, interleaved.
 """
 
 from __future__ import annotations
@@ -69,6 +71,48 @@ def measure_relay(n: int, program: str) -> dict:
             "inspect_ms": statistics.median(inspects), "evaluate_ms": statistics.median(evaluates)}
 
 
+def measure_store(n: int, program: str, home: str) -> dict:
+    """Steps (with the usual look at each stop) with the session store off and on, interleaved in one run, and
+    the time from appending a command to a session's commands.jsonl to its answer in events.jsonl."""
+    with Relay(record=False) as off, Relay(home=home) as on:
+        sessions = []
+        for relay in (off, on):
+            bp = relay.breakpoints.add(program, 3)
+            sessions.append(relay.launch(program))
+            sessions[-1].wait_for_stop(30)
+            relay.breakpoints.remove(bp.id)
+        steps: dict[int, list[float]] = {0: [], 1: []}
+        for k in range(n):
+            for which in (0, 1) if k % 2 == 0 else (1, 0):  # neither always goes first
+                session = sessions[which]
+                t = time.perf_counter()
+                session.next()
+                steps[which].append(ms(time.perf_counter() - t))
+                frames = session.stack(levels=20)
+                session.variables(session.scopes(frames[0].id)[0].ref)
+        folder = os.path.join(home, "sessions", sessions[1].info().uid)
+        answers = []
+        for number in range(max(20, n // 5)):
+            events = os.path.join(folder, "events.jsonl")
+            offset = os.path.getsize(events)
+            t = time.perf_counter()
+            with open(os.path.join(folder, "commands.jsonl"), "a") as f:
+                f.write(json.dumps({"id": f"b{number}", "type": "status", "args": {}}) + "\n")
+            answer = f'"command_id": "b{number}"'
+            while True:
+                with open(events) as f:
+                    f.seek(offset)
+                    if answer in f.read():
+                        break
+                time.sleep(0.0005)
+            answers.append(ms(time.perf_counter() - t))
+        for session in sessions:
+            session.terminate()
+    off_ms, on_ms = statistics.median(steps[0]), statistics.median(steps[1])
+    return {"step_store_off_ms": off_ms, "step_store_on_ms": on_ms, "store_cost_ms": on_ms - off_ms,
+            "command_response_ms": statistics.median(answers)}
+
+
 def measure_big_page(program: str) -> float:
     with Relay() as relay:
         relay.breakpoints.add(program, len(TARGET.strip().splitlines()) + 1)
@@ -129,12 +173,14 @@ def main() -> None:
     opts = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as workdir:
+        os.environ["JUPYTER_DEBUG_RELAY_HOME"] = os.path.join(workdir, "home")  # recordings stay in the run's folder
         program = os.path.join(workdir, "target.py")
         with open(program, "w") as f:
             f.write(TARGET)
         relay = measure_relay(opts.n, program)
         relay["big_page_ms"] = measure_big_page(program)
         relay["p99_step_10_sessions_ms"] = measure_concurrent(program)
+        relay.update(measure_store(opts.n, program, os.path.join(workdir, "store")))
 
     anchors = {}
     if not opts.no_anchors:
@@ -159,6 +205,10 @@ def main() -> None:
         print("".join(cells))
     print(f"| {'1M-element list, first 100':<30} | {relay['big_page_ms']:>8.2f} | {50:>6} |")
     print(f"| {'step p99, 10 sessions at once':<30} | {relay['p99_step_10_sessions_ms']:>8.2f} | {50:>6} |")
+    print(f"| {'step, session store off':<30} | {relay['step_store_off_ms']:>8.2f} | {'':>6} |")
+    print(f"| {'step, session store on':<30} | {relay['step_store_on_ms']:>8.2f} | {'':>6} |")
+    print(f"| {'store cost per step':<30} | {relay['store_cost_ms']:>8.2f} | {0.2:>6} |")
+    print(f"| {'command append -> response':<30} | {relay['command_response_ms']:>8.2f} | {100:>6} |")
     print(json.dumps({"relay": relay, "anchors": anchors}))
 
 

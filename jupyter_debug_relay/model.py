@@ -207,7 +207,7 @@ class SessionInfo:
     parent: str | None = None
     stopped_by_user: bool = False  # ended by terminate: its exit code is the relay's kill, not the target's doing
     waiting_for_input: bool = False  # a running target blocked reading the stdin the relay holds
-
+    uid: str | None = None  # the unique id of its recording (YYYYMMDD-HHMMSS-xxxx), when the relay records
 
 
 @dataclass

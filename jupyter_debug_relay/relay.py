@@ -19,10 +19,11 @@ from .engine.events import Event
 from .engine.manager import SessionManager
 from .engine.output import DEFAULT_CAP
 from .engine.session import BackendFactory
+from .engine.store import SessionStore
 from .errors import RelayError
 from .handles import SessionHandle, handle_for
 from .model import Breakpoint, ProcessInfo
-from .operations import Dispatcher
+from .operations import OPERATIONS, Dispatcher
 from .protocols import tasks
 from .protocols.timeouts import clamp_timeout
 
@@ -47,15 +48,24 @@ class Relay:
         idle_timeout: float = 3600.0,
         request_timeout: float = 30.0,
         max_value_length: int = 1000,
+        record: bool = True,
+        home: str | None = None,
+        redact: bool = True,
     ) -> None:
+        """``record``: keep every session's events in the session store under ``home`` (default
+        ``$JUPYTER_DEBUG_RELAY_HOME``, else ``debug_relay/`` in the Jupyter data dir), secrets masked unless
+        ``redact`` is False, and run the commands other processes append to a session's ``commands.jsonl``."""
         self.request_timeout = clamp_timeout(request_timeout)
         self._loop = asyncio.new_event_loop()
         self._loop.set_exception_handler(tasks.log_loop_exception)  # logged, never printed into a cell
         self._thread = threading.Thread(target=self._loop.run_forever, name="relay loop", daemon=True)
         self._thread.start()
-        self._manager = SessionManager(output_cap, idle_timeout, max_value_length)
+        store = SessionStore(home, redact=redact) if record else None
+        self._manager = SessionManager(output_cap, idle_timeout, max_value_length, store)
         self._closed = False
         self.operations = Dispatcher(self)
+        if store is not None:
+            store.runner, store.known = self.operations.run_in, OPERATIONS
         self.breakpoints = Breakpoints(self)
         _open_relays.add(self)
 
@@ -197,6 +207,11 @@ class Relay:
     def events_since(self, seq: int, until: int | None = None) -> list[Event]:
         """The kept events after ``seq`` (up to ``until``), after a ``dropped`` event counting any no longer kept."""
         return self._run(lambda: self._manager.bus.since(seq, until))
+
+    def flush_recordings(self) -> None:
+        """Wait until every event so far is in the session store's files (a no-op when not recording)."""
+        if self._manager.store is not None:
+            self._manager.store.flush()
 
     # -- closing ----------------------------------------------------------------------------
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -15,6 +18,9 @@ from jupyter_debug_relay import Relay
 MARKERS = ("debugpy", "_nodelay_boot", "lldb")
 RUN_MARK = f"JUPYTER_DEBUG_RELAY_TEST_RUN={os.getpid()}".encode()
 os.environ["JUPYTER_DEBUG_RELAY_TEST_RUN"] = str(os.getpid())  # inherited by every process the tests start
+# Recordings and profiles go to a folder of this run, never the user's home (kernels inherit it too).
+os.environ["JUPYTER_DEBUG_RELAY_HOME"] = tempfile.mkdtemp(prefix="jdr-home-")
+atexit.register(shutil.rmtree, os.environ["JUPYTER_DEBUG_RELAY_HOME"], True)
 
 
 def marked_processes() -> dict[int, str]:

@@ -29,6 +29,8 @@ print("result", result)
 sys.exit(3)
 """
 
+UID = r"\d{8}-\d{6}-[0-9a-f]{4}"  # a session's unique id in the store, as `%dbg list` shows it beside s1
+
 
 @dataclass
 class Cell:

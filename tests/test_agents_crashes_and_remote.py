@@ -4,6 +4,7 @@ a stopped session says the user stopped it, `list` splits into columns, attach m
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -18,6 +19,7 @@ import pytest
 from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.examples import grades
 from tests.conftest import line_of
+from tests.kernels import UID
 
 OURS = ("debugpy", "pydevd", "runpy", "_nodelay_boot", "_launcher_boot", "jupyter_debug_relay/backends")
 
@@ -161,7 +163,7 @@ def test_stop_says_the_user_stopped_it_and_a_real_signal_says_which(kernel, writ
         time.sleep(0.1)
     assert status == "s3 (debugpy, loop.py): ended by signal 9 (SIGKILL)"
 
-    rows = [shlex.split(line) for line in kernel.magic("%dbg list").text.splitlines()]
+    rows = [row[:2] + row[3:] for row in map(shlex.split, kernel.magic("%dbg list").text.splitlines())]
     assert rows[1:] == [["-", "s1", "looper", "debugpy", "terminated", "stopped-by-user", "-", "loop.py"],
                         ["-", "s2", "-", "debugpy", "terminated", "signal=SIGSEGV", "-", "crash.py"],
                         ["*", "s3", "-", "debugpy", "terminated", "signal=SIGKILL", "-", "loop.py"]]
@@ -175,9 +177,10 @@ def test_list_has_a_header_and_columns_an_agent_can_split(kernel, write):
     kernel.magic("%dbg launch --no-wait --stop-on-entry app.py")
     listing = kernel.magic("%dbg list")
     lines = listing.text.splitlines()
-    assert lines[0].split() == ["CUR", "ID", "NAME", "BACKEND", "STATE", "DETAIL", "AT", "TARGET"]
+    assert lines[0].split() == ["CUR", "ID", "UID", "NAME", "BACKEND", "STATE", "DETAIL", "AT", "TARGET"]
     rows = [shlex.split(line) for line in lines[1:]]
-    assert all(len(row) == 8 for row in rows), lines
+    assert all(len(row) == 9 and re.fullmatch(UID, row[2]) for row in rows), lines
+    rows = [row[:2] + row[3:] for row in rows]
     assert rows[0] == ["-", "s1", "nightly run", "debugpy", "paused", "breakpoint", f"app.py:{tick}",
                        "app.py --mode fast"]
     assert rows[1][:3] == ["*", "s2", "-"]  # the current session; its name is its id, so no second s2

@@ -35,7 +35,7 @@ while True:
     time.sleep(0.01)
 """
 
-VOLATILE = {"id", "ref", "ts", "seq", "created_at", "last_activity", "pid", "processId", "source_ref"}
+VOLATILE = {"id", "ref", "ts", "seq", "created_at", "last_activity", "pid", "processId", "source_ref", "uid"}
 
 
 def norm(value: Any) -> Any:

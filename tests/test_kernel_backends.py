@@ -93,7 +93,7 @@ def test_a_peer_that_breaks_its_protocol_is_a_one_line_protocol_error(kernel, fa
         assert cell.text.startswith("error protocol_error: "), cell.text
         assert len(cell.text.splitlines()) == 1 and " Hint: " in cell.text
         row = kernel.magic("%dbg list").text.splitlines()[1].split()
-        assert row[4:] == ["failed", "protocol_error", "-", runtime.url]
+        assert row[5:] == ["failed", "protocol_error", "-", runtime.url]
     finally:
         runtime.stop()
 

@@ -14,7 +14,7 @@ import pytest
 from referencing import Registry, Resource
 
 from tests.conftest import line_of
-from tests.kernels import APP, Kernel
+from tests.kernels import APP, UID, Kernel
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "comm-protocol.md"
 
@@ -139,7 +139,9 @@ def test_hello_then_a_whole_debugging_session_over_the_comm(kernel, write):
     status = front.request("status", "s1")["body"]["session"]
     assert status["state"] == "terminated" and status["exit_code"] == 3
     magic = kernel.magic("%dbg list").text  # the magics see what the comm started
-    assert magic.splitlines()[1].split() == ["-", "s1", "calc", "debugpy", "terminated", "exit=3", "-", "app.py"]
+    assert magic.splitlines()[1].split() == ["-", "s1", magic.splitlines()[1].split()[2], "calc", "debugpy",
+                                             "terminated", "exit=3", "-", "app.py"]
+    assert re.fullmatch(UID, magic.splitlines()[1].split()[2]), magic
 
 
 @pytest.mark.parametrize(("data", "message"), [

@@ -14,7 +14,7 @@ import pytest
 
 from jupyter_debug_relay.kernel import kernelspec
 from tests.conftest import line_of
-from tests.kernels import APP, Kernel
+from tests.kernels import APP, UID, Kernel
 
 LOOP = """
 import time
@@ -102,9 +102,11 @@ def test_the_quickstart_sequence_reads_like_a_debugger(kernel, tmp_path, write):
     assert kernel.magic("%dbg continue").text == "exited with code 3"
     assert kernel.magic("%dbg output").text == "start\nresult 118"
     assert kernel.magic("%dbg output --tail 1").text == "result 118"
-    assert kernel.magic("%dbg list").text.splitlines() == [
-        "CUR  ID  NAME  BACKEND  STATE       DETAIL  AT  TARGET",
-        "*    s1  -     debugpy  terminated  exit=3  -   app.py"]
+    lines = kernel.magic("%dbg list").text.splitlines()
+    assert lines[0].split() == ["CUR", "ID", "UID", "NAME", "BACKEND", "STATE", "DETAIL", "AT", "TARGET"], lines
+    row = lines[1].split()
+    assert re.fullmatch(UID, row[2]) and row[:2] + row[3:] == ["*", "s1", "-", "debugpy", "terminated", "exit=3",
+                                                             "-", "app.py"], lines
     result = kernel.magic("_r = %dbg next\nprint(_r.error.code, _r.ok)")
     assert result.streams.strip() == "target_exited False"
     assert kernel.magic("%dbg stop").text == "s1 had already ended (exit code 3)"
@@ -157,9 +159,10 @@ def test_sessions_list_use_and_session_option(kernel, write):
     kernel.magic("%dbg launch --name looper --no-wait loop.py")
     kernel.magic("%dbg launch --name worker app.py")
     listing = [line.split() for line in kernel.magic("%dbg list").text.splitlines()]
-    assert listing[1] == ["-", "s1", "looper", "debugpy", "running", "-", "-", "loop.py"]
-    assert listing[2] == ["*", "s2", "worker", "debugpy", "paused", "breakpoint",
-                          f"app.py:{line_of(app, '# accumulate')}", "app.py"]
+    assert listing[1][:2] + listing[1][3:] == ["-", "s1", "looper", "debugpy", "running", "-", "-", "loop.py"]
+    assert listing[2][:2] + listing[2][3:] == ["*", "s2", "worker", "debugpy", "paused", "breakpoint",
+                                               f"app.py:{line_of(app, '# accumulate')}", "app.py"]
+    assert all(re.fullmatch(UID, row[2]) for row in listing[1:]), listing
     assert kernel.magic("%dbg eval --session s2 x + 1").text == "4"
     assert kernel.magic("%dbg use looper").text == "current session: looper (s1, running)"
     assert kernel.magic("%dbg status").text == "looper (debugpy, loop.py): running"

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.conftest import line_of
-from tests.kernels import Kernel
+from tests.kernels import UID, Kernel
 from tests.test_kernel_comm import open_frontend
 
 APP = """
@@ -64,7 +64,7 @@ def test_an_agent_over_http_and_the_magics_and_the_panel_drive_the_same_session(
         assert started["state"] == "paused" and started["stop"]["frame"]["line"] == line_of(app, "# add")
 
         listed = kernel.magic("%debug_session list").text
-        assert re.search(rf"{sid}\s+agent\s+debugpy\s+paused", listed), listed
+        assert re.search(rf"{sid}\s+{UID}\s+agent\s+debugpy\s+paused", listed), listed
         stepped = kernel.magic(f"%debug_session next --session {sid}").text
         assert f"app.py:{line_of(app, 'for item')}" in stepped, stepped
 

@@ -184,6 +184,7 @@ class EventBus:
 
     def __init__(self, history: int = 2000) -> None:
         self.subscribers: set[Subscription] = set()
+        self.taps: list[Callable[[Event], None]] = []  # called in publish itself: must only hand the event on
         self.history: deque[Event] = deque(maxlen=history)
         self.rings: dict[str, OutputRing] = {}  # each session's output ring, by session id
         self._seq = itertools.count(1)
@@ -201,6 +202,8 @@ class EventBus:
                                  event.seq, event.ts, size))
         else:
             history.append(event)
+        for tap in self.taps:
+            tap(event)
         for sub in list(self.subscribers):
             sub.offer(event)
         return event

@@ -14,6 +14,7 @@ from .breakpoints import BreakpointStore
 from .events import EventBus
 from .output import DEFAULT_CAP
 from .session import BackendFactory, Session
+from .store import SessionStore
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +23,10 @@ class SessionManager:
     """Every session of one relay, on the relay loop."""
 
     def __init__(
-        self, output_cap: int = DEFAULT_CAP, idle_timeout: float = 3600.0, max_value_length: int = 1000
+        self, output_cap: int = DEFAULT_CAP, idle_timeout: float = 3600.0, max_value_length: int = 1000,
+        store: SessionStore | None = None,
     ) -> None:
+        self.store = store
         self.max_value_length = max_value_length
         self.sessions: dict[str, Session] = {}
         self.breakpoints = BreakpointStore()
@@ -56,6 +59,8 @@ class SessionManager:
         session = Session(self, session_id, name or session_id, factory, self.output_cap, parent)
         session.exceptions = exceptions
         self.sessions[session_id] = session
+        if self.store is not None:
+            self.store.open(session)
         if self._idle_task is None:
             self._idle_task = asyncio.get_running_loop().create_task(self._housekeeping())
         return session
@@ -97,6 +102,8 @@ class SessionManager:
 
     async def close(self) -> None:
         await asyncio.gather(*(self.close_session(s) for s in self.sessions.values()), return_exceptions=True)
+        if self.store is not None:
+            self.store.close()
         if self._idle_task is not None:
             self._idle_task.cancel()
         for task in list(self._tasks):

@@ -63,6 +63,9 @@ class Session(BackendEvents):
         self._stops = 0  # how many stops so far: a waiter waits for this to grow
         self.ends = 0  # how many threads finished their unit of work (a Mycel flow) so far
         self._finished: dict[int, tuple[int, dict[str, Any]]] = {}  # thread id -> (its end's number, its result)
+        self._stop_seq = 0  # the seq of the stopped event of the current stop
+        self.uid: str | None = None  # the session store's unique id, when the relay records
+        self.seen: dict[str, Any] = {}  # what was looked at during this stop: the store's snapshot of it
         self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
         self._changed = asyncio.Event()
         self._told_free_children = False  # the console says once that forked children run free
@@ -81,8 +84,15 @@ class Session(BackendEvents):
     def touch(self) -> None:
         self.last_activity = time.time()
 
+    @property
+    def stops(self) -> int:
+        """How many stops so far."""
+        return self._stops
+
     def _set_state(self, state: str) -> None:
         if state != self.state:
+            if self.state == "paused" and self.manager.store is not None:
+                self.manager.store.left_stop(self, self._stop_seq)
             self.state = state
             self.emit("session", {"state": state, "info": as_dict(self.info())})
         self._notify()
@@ -100,7 +110,7 @@ class Session(BackendEvents):
             capabilities=self.backend.capabilities, created_at=self.created_at, last_activity=self.last_activity,
             exit_code=self.exit_code, error=self.error.to_dict() if self.error else None, stop=self.stop,
             pid=self.backend.pid, parent=self.parent, stopped_by_user=self.stopped_by_user,
-            waiting_for_input=self.state == "running" and self.backend.waiting_for_input(),
+            waiting_for_input=self.state == "running" and self.backend.waiting_for_input(), uid=self.uid,
         )
 
     def require_paused(self) -> None:
@@ -329,16 +339,28 @@ class Session(BackendEvents):
         return threads
 
     async def stack(self, thread_id: int | None, start: int, levels: int | None) -> tuple[list[Frame], int]:
-        return await self.backend.stack(self._thread(thread_id), max(0, start), levels)
+        thread = self._thread(thread_id)
+        frames, total = await self.backend.stack(thread, max(0, start), levels)
+        if start <= 0 and self.stop is not None and thread == self.stop.thread_id and frames:
+            self.seen["frames"] = frames
+        return frames, total
 
     async def scopes(self, frame_id: int | None) -> list[Scope]:
         frame = await self._frame_id(frame_id)
-        return await self.backend.scopes(frame) if frame is not None else []
+        scopes = await self.backend.scopes(frame) if frame is not None else []
+        frames = self.seen.get("frames")
+        top = frames[0].id if frames else self.stop.frame.id if self.stop and self.stop.frame else None
+        if scopes and frame == top:
+            self.seen["scopes"] = scopes
+        return scopes
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
         self.require_paused()
         page = await self.backend.variables(ref, max(0, start), max(1, count))
         page.items = [self._cut(v) for v in page.items]
+        scopes = self.seen.get("scopes")
+        if scopes and scopes[0].ref == ref and start <= 0:
+            self.seen["variables"] = page.items
         return page
 
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
@@ -385,8 +407,11 @@ class Session(BackendEvents):
         self.stop = stop
         self._stops += 1
         self.pause_pending = False
-        self.emit("stopped", as_dict(stop))
+        self.seen = {}
+        self._stop_seq = self.manager.bus.publish(self.id, "stopped", as_dict(stop)).seq
         self._set_state("paused")
+        if self.manager.store is not None:
+            self.manager.store.at_stop(self)
 
     def on_continued(self, thread_id: int | None) -> None:
         if self.state == "paused":

@@ -23,6 +23,7 @@ from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
 from .mycel_commands import MycelCommands
 from .parsing import BpCommand, parse_bp_line
+from .replaying import ReplayResult
 from .results import (
     BreakpointsResult,
     ErrorResult,
@@ -364,6 +365,10 @@ class Commands(MycelCommands, EditingCommands):
 
         name = command.session or self.current
         return DebuggerPanel(self.relay.get(name) if name else self.relay)
+
+    def do_replay(self, command: Command) -> ReplayResult:
+        self.relay.flush_recordings()  # a session of this kernel that just ended is on disk whole
+        return ReplayResult.of(command.extras.get("source") or "current")
 
     # -- serving ----------------------------------------------------------------------------
 

@@ -162,6 +162,10 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
     Magic("restart", "End", "restart"),
     Magic("reconnect", "End", "reconnect"),
     Magic("panel", "End", summary="Show the debugger panel: a live widget."),
+    Magic("replay", "Sessions", summary="Open a recording read-only: its stops (`.panel()` scrubs through them).",
+          positional=("source",), addresses_session=False,
+          extras=(Extra("source", metavar="UID_OR_FILE", positional=True,
+                        help="A recording's uid (or a unique prefix, or current), its folder or its events.jsonl."),)),
     Magic("serve", "Agents", summary="Serve this kernel's sessions over HTTP (MCP at /mcp) for an agent, on a thread; "
           "`serve stop` ends it.", positional=("action",), addresses_session=False,
           extras=(Extra("action", metavar="[stop]", positional=True,
@@ -186,7 +190,8 @@ def _strip(annotation: Any) -> tuple[Any, bool]:
     return annotation, optional
 
 
-def _arg(name: str, info: FieldInfo, positional: bool) -> Arg:
+def field_arg(name: str, info: FieldInfo, positional: bool) -> Arg:
+    """The argument a field of an operation's parameters makes (its kind, metavar, choices and default)."""
     annotation, _ = _strip(info.annotation)
     origin = get_origin(annotation)
     choices: tuple[str, ...] = ()
@@ -220,7 +225,7 @@ def args_of(magic: Magic) -> list[Arg]:
             continue
         if name == magic.remainder:
             continue
-        found.append(_arg(name, info, name in magic.positional))
+        found.append(field_arg(name, info, name in magic.positional))
     for extra in magic.extras:
         if extra.name == magic.raw and not extra.positional:
             continue

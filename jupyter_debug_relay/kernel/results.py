@@ -217,16 +217,17 @@ class SessionsResult(Result):
 
     def __init__(self, infos: list[SessionInfo], current: str | None) -> None:
         self.sessions, self.current = infos, current
-        rows = [[_word(v) for v in ("*" if i.id == current else "-", i.id, "-" if i.name == i.id else i.name,
-                                    i.backend, i.state, _detail(i), _at(i), short_path(i.target) or "-")]
+        rows = [[_word(v) for v in ("*" if i.id == current else "-", i.id, i.uid or "-",
+                                    "-" if i.name == i.id else i.name, i.backend, i.state, _detail(i), _at(i),
+                                    short_path(i.target) or "-")]
                 for i in infos]
         super().__init__(_columns([list(SESSION_COLUMNS), *rows]) if infos
                          else "no sessions (start one with `%debug_session launch SCRIPT`)")
 
     def _repr_html_(self) -> str:
-        rows = [(("*" if i.id == self.current else ""), i.id, "" if i.name == i.id else i.name, i.backend, _state(i),
-                 short_path(i.target)) for i in self.sessions]
-        return _table(("", "id", "name", "backend", "state", "target"), rows)
+        rows = [(("*" if i.id == self.current else ""), i.id, i.uid or "", "" if i.name == i.id else i.name,
+                 i.backend, _state(i), short_path(i.target)) for i in self.sessions]
+        return _table(("", "id", "uid", "name", "backend", "state", "target"), rows)
 
 
 def _word(value: str) -> str:

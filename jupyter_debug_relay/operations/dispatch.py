@@ -83,6 +83,14 @@ class Dispatcher:
         budget = op.budget(params, self._relay.request_timeout)
         return self._relay.submit(_within(op.run(self._context, params), budget, name))
 
+    async def run_in(self, session: str, name: str, args: Mapping[str, Any]) -> Any:
+        """Run an operation on the relay loop, on ``session`` unless ``args`` name another (a command from outside)."""
+        op = operation(name)
+        if op.takes_session and args.get("session") is None:
+            args = {**args, "session": session}
+        op, params = parse(name, args)
+        return await _within(op.run(self._context, params), op.budget(params, self._relay.request_timeout), name)
+
     @property
     def _context(self) -> Context:
         return self._relay

@@ -23,9 +23,9 @@ from .. import __version__
 from ..backends.registry import BUILTIN
 from ..errors import RelayError
 from ..operations import OPERATIONS
+from ..redact import mask
 from . import calls
 from .persist import Persistence, Profile, ProfilePut, SessionImport, check_unmasked, export, parse_body
-from .redact import mask
 from .routes import ROUTES, Route, start_options
 
 log = logging.getLogger(__name__)

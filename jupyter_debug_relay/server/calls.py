@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import RelayError
 from ..model import as_dict
 from ..operations import OPERATIONS
-from .redact import mask
+from ..redact import mask
 
 # How each session of a relay was started through the server (operation and arguments), for its export.
 _STARTED: weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()

@@ -13,8 +13,8 @@ from ..engine.profiles import ProfileStore, spec
 from ..errors import RelayError
 from ..operations.dispatch import invalid
 from ..operations.params import AddBreakpointParams, ExceptionMode
+from ..redact import REDACTED
 from . import calls
-from .redact import REDACTED
 from .routes import StartOptions
 
 log = logging.getLogger(__name__)

@@ -1,15 +1,18 @@
-"""The ``jupyter-debug-relay`` command (also ``jupyter debug-relay``): demo, install-kernel, version, serve, mcp."""
+"""The ``jupyter-debug-relay`` command (also ``jupyter debug-relay``): demo, install-kernel, version, serve, mcp,
+and over the session store: sessions, watch, replay, attach and the operations (pause, next, eval, bp, ...)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from . import __version__
-from .errors import RelayError
+from .. import __version__
+from ..errors import RelayError
+from . import operations, recordings
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """Every verb of the command; a verb of the session store carries the function that runs it."""
     parser = argparse.ArgumentParser(prog="jupyter-debug-relay", description=__doc__)
     verbs = parser.add_subparsers(dest="verb", required=True)
     verbs.add_parser("demo", help="debug the bundled example in a kernel and print the cells with their results")
@@ -24,19 +27,31 @@ def main(argv: list[str] | None = None) -> int:
     mcp = verbs.add_parser("mcp", help="serve a relay as MCP tools on stdio (or --http: streamable HTTP at /mcp)")
     mcp.add_argument("--http", action="store_true", help="serve MCP over streamable HTTP instead of stdio")
     _server_options(mcp)
-    options = parser.parse_args(argv)
+    recordings.register(verbs)
+    operations.register(verbs)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = build_parser().parse_args(argv)
+    if hasattr(options, "run"):
+        try:
+            return options.run(options)
+        except RelayError as exc:
+            print(f"error: {exc.code}: {exc.message}\nhint: {exc.hint}", file=sys.stderr)
+            return 2
     if options.verb in ("serve", "mcp"):
         return _serve(options)
     if options.verb == "version":
         print(__version__)
         return 0
     if options.verb == "install-kernel":
-        from .kernel import kernelspec
+        from ..kernel import kernelspec
 
         path = kernelspec.install(user=options.user, prefix=options.prefix)
         print(f"installed kernel spec {kernelspec.KERNEL_NAME} in {path}")
         return 0
-    from . import demo
+    from .. import demo
 
     try:
         code = demo.run()
@@ -62,17 +77,17 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
 
 def _serve(options: argparse.Namespace) -> int:
     """Run the relay server (or MCP on stdio) until shutdown; the relay's targets are reaped at the end."""
-    from .relay import Relay
+    from ..relay import Relay
 
     with Relay() as relay:
         if options.verb == "mcp" and not options.http:
             import anyio
 
-            from .mcp_server import serve_stdio
+            from ..mcp_server import serve_stdio
 
             anyio.run(serve_stdio, relay, not options.no_redact)
             return 0
-        from .server import RelayServer, ServerConfig
+        from ..server import RelayServer, ServerConfig
 
         config = ServerConfig(host=options.host, port=options.port, token=options.token or "",
                               redact=not options.no_redact, cors_origins=tuple(options.cors_origin),
@@ -88,6 +103,3 @@ def _serve(options: argparse.Namespace) -> int:
         server.run()
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
