@@ -118,7 +118,7 @@ class Breakpoint:
     ``status``: ``pending`` (no session has judged it yet, or its file does not exist yet), ``verified``,
     ``unverified`` (a session has it but could not bind it), ``refused`` (it cannot be set as given: a
     line with no code, a condition the target's language rejects, a kind the backend lacks); ``message``
-    says why when it is not verified.
+    says why when it is not verified. ``session``: the session it belongs to, or None for every session.
     """
 
     id: int
@@ -136,6 +136,7 @@ class Breakpoint:
     stage: str | None = None
     rule_index: int | None = None
     status: str = "pending"
+    session: str | None = None  # the one session it belongs to (made through that session); None: every session
 
 
 @dataclass

@@ -39,24 +39,26 @@ def test_breakpoints_are_saved_on_every_change_and_restored_at_start(tmp_path):
     home = tmp_path / "home"
     with live_server(persist=True, home=str(home)) as (_, api):
         sid = ok(api.post("/sessions", json={}))["session"]["id"]
-        bp = ok(api.post(f"/sessions/{sid}/breakpoints",
+        bp = ok(api.post("/breakpoints",
                          json={"path": app, "line": line_of(app, "# add"), "condition": "item == 4"}))["breakpoint"]
         saved = saved_file(home, lambda d: len(d["breakpoints"]) == 1)
         assert saved["breakpoints"][0] == {"kind": "line", "path": app, "line": line_of(app, "# add"),
                                            "condition": "item == 4", "enabled": True}
-        ok(api.post(f"/sessions/{sid}/breakpoints", json={"kind": "function", "name": "total"}))
-        ok(api.patch(f"/sessions/{sid}/breakpoints/{bp['id']}", json={"enabled": False}))
+        ok(api.post("/breakpoints", json={"kind": "function", "name": "total"}))
+        ok(api.patch(f"/breakpoints/{bp['id']}", json={"enabled": False}))
         saved_file(home, lambda d: len(d["breakpoints"]) == 2 and d["breakpoints"][0]["enabled"] is False)
+        ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": 1}))  # the session's own: not kept
         ok(api.post(f"/sessions/{sid}/exception-breakpoints", json={"mode": "raised"}))
+    assert len(saved_file(home, lambda d: True)["breakpoints"]) == 2
     assert saved_file(home, lambda d: True)["exceptions"] == "raised"  # written at the latest when the server stops
 
     with live_server(persist=True, home=str(home)) as (_, api):
         sid = ok(api.post("/sessions", json={}))["session"]["id"]
-        now = ok(api.get(f"/sessions/{sid}/breakpoints"))
+        now = ok(api.get("/breakpoints"))
         assert [(b["kind"], b.get("line"), b.get("name"), b["condition"], b["enabled"]) for b in now["breakpoints"]] \
             == [("line", line_of(app, "# add"), None, "item == 4", False), ("function", None, "total", None, True)]
         assert now["exceptions"] == "raised"
-        ok(api.delete(f"/sessions/{sid}/breakpoints/{now['breakpoints'][1]['id']}"))
+        ok(api.delete(f"/breakpoints/{now['breakpoints'][1]['id']}"))
         saved_file(home, lambda d: len(d["breakpoints"]) == 1)
 
 
@@ -64,7 +66,7 @@ def test_a_server_without_persistence_leaves_the_home_alone(tmp_path):
     app = write(tmp_path, "app.py", APP)
     with live_server(home=str(tmp_path / "home")) as (_, api):
         sid = ok(api.post("/sessions", json={}))["session"]["id"]
-        ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": 1}))
+        ok(api.post("/breakpoints", json={"path": app, "line": 1}))
     assert not (tmp_path / "home").exists()
 
 
@@ -74,7 +76,7 @@ def test_named_profiles_are_saved_listed_shown_and_loaded(tmp_path):
     with live_server(home=str(tmp_path / "home")) as (_, api):
         assert ok(api.get("/breakpoint-profiles")) == {"profiles": []}
         sid = ok(api.post("/sessions", json={}))["session"]["id"]
-        bp = ok(api.post(f"/sessions/{sid}/breakpoints", json=add))["breakpoint"]
+        bp = ok(api.post("/breakpoints", json=add))["breakpoint"]
         kept = ok(api.put("/breakpoint-profiles/smoke"))  # no body: the relay's breakpoints now
         assert kept == {"name": "smoke", "breakpoints": [{"kind": "line", "enabled": True, **add}],
                         "exceptions": "none"}
@@ -83,13 +85,13 @@ def test_named_profiles_are_saved_listed_shown_and_loaded(tmp_path):
         assert ok(api.get("/breakpoint-profiles")) == {"profiles": ["calls", "smoke"]}
         assert ok(api.get("/breakpoint-profiles/smoke")) == kept
 
-        ok(api.delete(f"/sessions/{sid}/breakpoints/{bp['id']}"))
+        ok(api.delete(f"/breakpoints/{bp['id']}"))
         loaded = ok(api.post("/breakpoint-profiles/smoke/load"))
         assert [(b["line"], b["hit_condition"]) for b in loaded["breakpoints"]] == [(add["line"], ">= 2")]
         again = ok(api.post("/breakpoint-profiles/smoke/load"))  # the same spec twice: the same breakpoint
         assert again["breakpoints"][0]["id"] == loaded["breakpoints"][0]["id"]
         assert ok(api.post("/breakpoint-profiles/calls/load"))["exceptions"] == "uncaught"
-        assert len(ok(api.get(f"/sessions/{sid}/breakpoints"))["breakpoints"]) == 2
+        assert len(ok(api.get("/breakpoints"))["breakpoints"]) == 2
 
         missing = api.get("/breakpoint-profiles/nope")
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"

@@ -1,4 +1,4 @@
-"""The relay's breakpoints: validated up front, applied to every session."""
+"""The relay's breakpoints: validated up front, applied to every session (or to the one session owning one)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,11 @@ from ..model import Breakpoint, BreakpointResult
 EXCEPTION_MODES = ("raised", "uncaught", "none")
 
 
+def applies(bp: Breakpoint, session: str) -> bool:
+    """Whether ``bp`` is one of ``session``'s: a global breakpoint, or one that session owns."""
+    return bp.session is None or bp.session == session
+
+
 class BreakpointStore:
     """Holds breakpoints by id; knows nothing of sessions (the manager applies them)."""
 
@@ -22,8 +27,10 @@ class BreakpointStore:
         self.exceptions = "none"
         self.stop_on_condition_error = True  # a condition that fails to evaluate stops, as in VS Code
 
-    def list(self) -> list[Breakpoint]:
-        return sorted(self._items.values(), key=lambda b: b.id)
+    def list(self, session: str | None = None) -> list[Breakpoint]:
+        """Every breakpoint, or (``session`` given) those that apply to that session: its own and the global ones."""
+        return sorted((b for b in self._items.values() if session is None or applies(b, session)),
+                      key=lambda b: b.id)
 
     def get(self, bp_id: int) -> Breakpoint:
         try:
@@ -35,6 +42,9 @@ class BreakpointStore:
             ) from None
 
     def _new(self, **fields) -> Breakpoint:
+        for other in self._items.values():  # the same spec for the same owner is that breakpoint
+            if all(getattr(other, key) == value for key, value in fields.items()):
+                return other
         bp = Breakpoint(id=next(self._ids), **fields)
         self._items[bp.id] = bp
         return bp
@@ -46,6 +56,7 @@ class BreakpointStore:
         condition: str | None = None,
         hit_condition: str | None = None,
         log_message: str | None = None,
+        session: str | None = None,
     ) -> Breakpoint:
         path = os.path.abspath(os.path.expanduser(path))
         try:
@@ -61,7 +72,7 @@ class BreakpointStore:
         spec = {"condition": condition or None, "hit_condition": hit_condition or None,
                 "log_message": log_message or None}
         for other in self._items.values():  # a debugger keeps one breakpoint per line: the same spec is that one
-            if other.kind == "line" and other.path == path and other.line == line:
+            if other.kind == "line" and other.path == path and other.line == line and other.session == session:
                 before = {key: getattr(other, key) for key in spec}
                 if before != spec:  # a new condition, hit count or log message on that line replaces the old
                     for key, value in spec.items():
@@ -70,7 +81,7 @@ class BreakpointStore:
                     other.message = f"replaced breakpoint {other.id} on this line (it had {was})"
                 return other
         bp = Breakpoint(id=0, kind="line", path=path, line=line, condition=condition or None,
-                        hit_condition=hit_condition or None, log_message=log_message or None)
+                        hit_condition=hit_condition or None, log_message=log_message or None, session=session)
         missing = self._check_line(bp, strict=True)
         bp.id = next(self._ids)
         self._items[bp.id] = bp
@@ -119,17 +130,19 @@ class BreakpointStore:
         """Whether a backend should receive this breakpoint (enabled, its file there, not refused)."""
         return bp.enabled and bp.id not in self._missing and bp.status != "refused"
 
-    def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
+    def add_function(self, name: str, condition: str | None = None, session: str | None = None) -> Breakpoint:
         if not name or not name.strip():
             raise RelayError("invalid_request", "A function breakpoint needs a function name.")
-        return self._new(kind="function", name=name.strip(), condition=condition or None)
+        return self._new(kind="function", name=name.strip(), condition=condition or None, session=session)
 
     def add_stage(
-        self, flow: str, stage: str, rule_index: int | None = None, condition: str | None = None
+        self, flow: str, stage: str, rule_index: int | None = None, condition: str | None = None,
+        session: str | None = None,
     ) -> Breakpoint:
         if not flow or not stage:
             raise RelayError("invalid_request", "A stage breakpoint needs a flow and a stage.")
-        return self._new(kind="stage", flow=flow, stage=stage, rule_index=rule_index, condition=condition or None)
+        return self._new(kind="stage", flow=flow, stage=stage, rule_index=rule_index, condition=condition or None,
+                         session=session)
 
     def set_exceptions(self, mode: str) -> str:
         if mode not in EXCEPTION_MODES:

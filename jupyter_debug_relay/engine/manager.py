@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import RelayError
 from ..model import Breakpoint, as_dict
-from .breakpoints import BreakpointStore
+from .breakpoints import BreakpointStore, applies
 from .events import EventBus
 from .output import DEFAULT_CAP
 from .session import BackendFactory, Session
@@ -124,10 +124,13 @@ class SessionManager:
         return [s for s in self.sessions.values() if s.state in ("running", "paused")]
 
     async def sync_breakpoints(self, changed: Breakpoint) -> None:
-        """Send the breakpoints of ``changed``'s kind (and file) to every live session."""
+        """Send the breakpoints of ``changed``'s kind (and file) to every live session it applies to."""
         store = self.breakpoints
-        every = [bp for bp in store.list() if store.sendable(bp)]
+        sendable = [bp for bp in store.list() if store.sendable(bp)]
         for session in self.live():
+            if not applies(changed, session.id):
+                continue
+            every = [bp for bp in sendable if applies(bp, session.id)]
             backend = session.backend
             try:
                 if changed.kind == "line" and changed.path:
@@ -147,7 +150,7 @@ class SessionManager:
                 continue
             for bp, result in zip(group, results, strict=False):
                 session.on_breakpoint(bp.id, result)
-        self.bus.publish("", "breakpoint", {"breakpoint": as_dict(changed)})
+        self.bus.publish(changed.session or "", "breakpoint", {"breakpoint": as_dict(changed)})
 
     async def sync_condition_errors(self) -> None:
         for session in self.live():

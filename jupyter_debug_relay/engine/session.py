@@ -103,7 +103,7 @@ class Session(BackendEvents):
         store.appeared()  # a pending file that exists by now is sent with the rest
         self.backend.stop_on_condition_error = store.stop_on_condition_error
         try:
-            await self.backend.start([bp for bp in store.list() if store.sendable(bp)], store.exceptions)
+            await self.backend.start([bp for bp in store.list(self.id) if store.sendable(bp)], store.exceptions)
         except BaseException as exc:
             error = exc if isinstance(exc, RelayError) else RelayError("adapter_failed", f"The start failed: {exc}")
             await self._fail(error)

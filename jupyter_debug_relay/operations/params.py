@@ -179,10 +179,27 @@ class AddBreakpointParams(Params):
         None, description='Print this message (with {expressions}) instead of stopping.')
 
 
+class ScopedBreakpointParams(AddBreakpointParams):
+    """A breakpoint of every session, or (``session`` given) of that session only."""
+
+    session: StrictStr | None = Field(
+        None, description="The session the breakpoint belongs to (no other session stops there); default: every "
+        "session.")
+
+
+class BreakpointScope(Params):
+    """The breakpoints of every session, or those a session sees (its own and every session's)."""
+
+    session: StrictStr | None = Field(
+        None, description="Only the breakpoints this session sees: its own and the global ones; default: all.")
+
+
 class BreakpointIdParams(Params):
-    """One breakpoint by its id."""
+    """One breakpoint by its id (with ``session``: one that session sees)."""
 
     id: Id = Field(..., description="The breakpoint's id.")
+    session: StrictStr | None = Field(
+        None, description="A session: the breakpoint must be its own or a global one; default: any breakpoint.")
 
 
 class UpdateBreakpointParams(BreakpointIdParams):

@@ -270,7 +270,7 @@ class RelayApp:
     @_answering
     async def export_session(self, request: Request) -> Response:
         session = (await calls.run(self.relay, "status", {"session": request.path_params["session"]}))["session"]
-        saved = await asyncio.to_thread(self.persistence.current)
+        saved = await asyncio.to_thread(self.persistence.current, session["id"])
         return self._shown(export(session, calls.started_with(self.relay, session["id"]), saved))
 
     @_answering
@@ -279,8 +279,9 @@ class RelayApp:
         body = await _json_body(request)
         given = parse_body(SessionImport, "import", body)
         check_unmasked(body["start"])
-        args = {**given.start.args, **({"name": given.name} if given.name else {})}
-        await self.persistence.apply(given)
+        made = (await calls.run(self.relay, "create", {}))["session"]["id"]  # the breakpoints are the new session's
+        args = {**given.start.args, **({"name": given.name} if given.name else {}), "session": made}
+        await self.persistence.apply(given, made)
         return JSONResponse(await calls.run_start(self.relay, given.start.operation, args, given.wait, given.timeout,
                                                   self.config.redact))
 

@@ -88,16 +88,18 @@ class Persistence:
 
     # -- the relay's breakpoints --------------------------------------------------------------
 
-    def current(self) -> dict[str, Any]:
-        """The relay's breakpoints as specs, and its exception mode."""
-        now = self.relay.operations.call("breakpoints", {})
-        return {"breakpoints": [spec(bp) for bp in now["breakpoints"]], "exceptions": now["exceptions"]}
+    def current(self, session: str | None = None) -> dict[str, Any]:
+        """The relay's global breakpoints (with ``session``: those it sees) as specs, and its exception mode."""
+        now = self.relay.operations.call("breakpoints", {"session": session})
+        return {"breakpoints": [spec(bp) for bp in now["breakpoints"] if session or bp.session is None],
+                "exceptions": now["exceptions"]}
 
-    async def apply(self, profile: Profile) -> list[dict[str, Any]]:
-        """Make every breakpoint of ``profile`` (one already there is kept) and set its exception mode."""
+    async def apply(self, profile: Profile, session: str | None = None) -> list[dict[str, Any]]:
+        """Make every breakpoint of ``profile`` (one already there is kept; ``session``'s only if given) and set its
+        exception mode."""
         made = []
         for bp in profile.breakpoints:
-            fields = bp.model_dump(exclude={"enabled"}, exclude_none=True)
+            fields = {**bp.model_dump(exclude={"enabled"}, exclude_none=True), "session": session}
             made.append((await calls.run(self.relay, "add_breakpoint", fields, redact=False))["breakpoint"])
             if not bp.enabled:
                 made[-1] = (await calls.run(self.relay, "update_breakpoint", {"id": made[-1]["id"], "enabled": False},
