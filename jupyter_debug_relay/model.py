@@ -100,6 +100,17 @@ class Variable:
 
 
 @dataclass
+class Watch:
+    """A watch expression of a session and, at a stop, its value (or why it has none)."""
+
+    index: int  # 1-based, as `watch rm N` takes it
+    expression: str
+    value: str | None = None
+    type: str = ""
+    error: str | None = None
+
+
+@dataclass
 class VariablePage:
     """A page of children: ``items`` from ``start``, out of ``total``."""
 

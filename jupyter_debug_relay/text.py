@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from .model import Breakpoint, Frame, StopInfo
+from .model import Breakpoint, Frame, StopInfo, Watch
 
 
 def short_path(path: str | None) -> str:
@@ -76,3 +76,9 @@ def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short
     else:
         status = "not verified" + (f": {bp.message}" if bp.message else " yet (checked when a session starts)")
     return f"breakpoint {bp.id} at {where}{extras} — {status}"
+
+
+def watch_lines(watches: list[Watch]) -> str:
+    """``\n  watch 1: len(queue) = 3`` per watch expression (its error when it has no value), or nothing."""
+    return "".join(f"\n  watch {w.index}: {w.expression} = " + (w.value if w.error is None else f"<{w.error}>")
+                   for w in watches if w.value is not None or w.error is not None)

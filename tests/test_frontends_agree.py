@@ -146,6 +146,15 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
           "variables"), t.comm("variables", "items", ref=refs[2])], "variables")
     same([t.py("s.evaluate('x * 100')"), t.magic("%dbg eval --session mg x * 100", "variable"),
           t.comm("evaluate", "variable", expression="x * 100")], "evaluate")
+    same([t.py("s.hover('items * 100')"), t.magic("%dbg hover --session mg items * 100", "variable"),
+          t.comm("hover", "variable", expression="items * 100")], "hover")
+    assert same([t.py("s.watch('x + 1')"), t.magic("%dbg watch --session mg x + 1", "watches"),
+                 t.comm("add_watch", "watches", expression="x + 1")], "add_watch") == [
+        {"index": 1, "expression": "x + 1", "value": "4", "type": "int", "error": None}]
+    same([t.py("s.watches()"), t.magic("%dbg watch --session mg list", "watches"),
+          t.comm("watches", "watches")], "watches")
+    same([t.py("s.unwatch(1)"), t.magic("%dbg watch --session mg rm 1", "watches"),
+          t.comm("remove_watch", "watches", index=1)], "remove_watch")
     same([t.py("s.completions('ite')"), t.magic("%dbg complete --session mg ite", "targets"),
           t.comm("completions", "targets", text="ite")], "completions")
     same([t.py("s.source()"), t.magic("%dbg source --session mg", "source"),
@@ -159,6 +168,10 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     sent = [t.py("s.send_input('hi\\n')"), t.magic("%dbg input --session mg hi", None),
             t.comm("input", None, text="hi\n")]
     assert sent == [{"ok": None}, {"ok": None}, {"ok": {}}], sent
+    updated = [t.py("s.update(timeout_minutes=30)"), t.magic("%dbg update --session mg --timeout-minutes 30", "info"),
+               t.comm("update_session", "session", timeoutMinutes=30)]
+    same(updated, "update_session")
+    REACHED.update({"hover", "add_watch", "watches", "remove_watch", "update_session"})
     REACHED.update({"sessions", "status", "threads", "stack", "scopes", "variables", "evaluate", "completions",
                     "source", "output", "set_variable", "input"})
     # -- running: each step the same on each session

@@ -66,7 +66,7 @@ def test_a_server_without_persistence_leaves_the_home_alone(tmp_path):
     app = write(tmp_path, "app.py", APP)
     with live_server(home=str(tmp_path / "home")) as (_, api):
         sid = ok(api.post("/sessions", json={}))["session"]["id"]
-        ok(api.post("/breakpoints", json={"path": app, "line": 1}))
+        ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": 1}))
     assert not (tmp_path / "home").exists()
 
 
@@ -91,7 +91,7 @@ def test_named_profiles_are_saved_listed_shown_and_loaded(tmp_path):
         again = ok(api.post("/breakpoint-profiles/smoke/load"))  # the same spec twice: the same breakpoint
         assert again["breakpoints"][0]["id"] == loaded["breakpoints"][0]["id"]
         assert ok(api.post("/breakpoint-profiles/calls/load"))["exceptions"] == "uncaught"
-        assert len(ok(api.get("/breakpoints"))["breakpoints"]) == 2
+        assert len(ok(api.get(f"/sessions/{sid}/breakpoints"))["breakpoints"]) == 2
 
         missing = api.get("/breakpoint-profiles/nope")
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"

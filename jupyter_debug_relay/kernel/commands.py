@@ -20,6 +20,7 @@ from ..relay import Relay
 from ..text import short_path
 from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
+from .keeping import KeepingCommands
 from .parsing import BpCommand, parse_bp_line
 from .results import (
     BreakpointsResult,
@@ -34,6 +35,7 @@ from .results import (
     ValueResult,
     VariablesResult,
 )
+from .watching import WatchCommands
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +60,7 @@ def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
     return wrapper
 
 
-class Commands:
+class Commands(WatchCommands, KeepingCommands):
     """Runs magic lines against one ``Relay``; remembers the current session and the selected frame."""
 
     def __init__(self, relay: Relay, namespace: dict[str, Any] | None = None) -> None:
@@ -138,10 +140,11 @@ class Commands:
         op, params = parse(name, args)
         session = {"session": handle.id}
 
-        async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any]]:
-            stop, waited, source = None, None, None
+        async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any], list[Any]]:
+            stop, waited, source, watches = None, None, None, []
             try:
-                stop = (await op.run(self.relay, params))["stop"]
+                out = await op.run(self.relay, params)
+                stop, watches = out["stop"], out.get("watches", [])
             except RelayError as exc:
                 if exc.code not in ("timeout", "target_exited"):
                     raise
@@ -151,13 +154,14 @@ class Commands:
                     source = (await _SOURCE.run(self.relay, _SOURCE.params(**session)))["source"]
                 except RelayError:
                     source = None
-            return stop, waited, source, (await _SESSIONS.run(self.relay, _SESSIONS.params()))["sessions"]
+            return stop, waited, source, watches, (await _SESSIONS.run(self.relay, _SESSIONS.params()))["sessions"]
 
-        stop, waited, source, infos = self.relay.call(step_and_look(), op.budget(params, self.relay.request_timeout))
+        budget = op.budget(params, self.relay.request_timeout)
+        stop, waited, source, watches, infos = self.relay.call(step_and_look(), budget)
         if prefix is None:
             live = [i for i in infos if i.state not in ("terminated", "failed")]
             prefix = f"[{handle.name}] " if len(live) > 1 else ""
-        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix)
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix, watches)
 
     def _frame_id(self, handle: SessionHandle) -> int | None:
         stop = handle.stop
@@ -314,6 +318,8 @@ class Commands:
         handle = self.session(command.session)
         frame = {} if "frame_id" in command.args else {"frame_id": self._frame_id(handle)}
         return ValueResult(self._run(command, handle, **frame)["variable"])
+
+    do_hover = do_eval  # the same line, evaluated in hover context and cut short
 
     def do_set(self, command: Command) -> ValueResult:
         handle = self.session(command.session)

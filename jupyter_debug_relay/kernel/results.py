@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import RelayError
-from ..model import Breakpoint, Frame, OutputPage, SessionInfo, StopInfo, Thread, Variable
-from ..text import breakpoint_text, exit_text, short_path, stop_text
+from ..model import Breakpoint, Frame, OutputPage, SessionInfo, StopInfo, Thread, Variable, Watch
+from ..text import breakpoint_text, exit_text, short_path, stop_text, watch_lines
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
 
@@ -66,8 +66,10 @@ class StopResult(Result):
     """Where a session stands after a wait: paused (with the source), ended, or still running."""
 
     def __init__(self, session: str, state: str, stop: StopInfo | None = None, exit_code: int | None = None,
-                 source: str | None = None, waited: float | None = None, prefix: str = "") -> None:
+                 source: str | None = None, waited: float | None = None, prefix: str = "",
+                 watches: list[Watch] | None = None) -> None:
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
+        self.watches = watches or []
         self.frame = stop.frame if stop else None
         if stop is not None:
             text = stop_text(stop)
@@ -77,7 +79,7 @@ class StopResult(Result):
             text = f"still running after {waited:g} s (use `%debug_session wait` or `pause`)"
         else:
             text = state
-        super().__init__(prefix + text)
+        super().__init__(prefix + text + watch_lines(self.watches))
 
     def _repr_html_(self) -> str:
         out = f"<div><b>{_e(self.text)}</b></div>"

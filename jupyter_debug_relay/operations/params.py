@@ -220,12 +220,22 @@ class NoParams(Params):
 
 # -- server operations -------------------------------------------------------------------------------------
 
+TimeoutMinutes = Annotated[float, Field(gt=0, le=7 * 24 * 60, description="Idle minutes before the session is "
+                                        "stopped; default: the relay's idle timeout.")]
+
+
 class CreateParams(Params):
     """An empty session to launch, attach or connect into later; it ends after ``timeout_minutes`` idle."""
 
     name: StrictStr | None = None
-    timeout_minutes: Annotated[float, Field(gt=0, le=7 * 24 * 60, description="Idle minutes before the session "
-                                            "is stopped; default: the relay's idle timeout.")] | None = None
+    timeout_minutes: TimeoutMinutes | None = None
+
+
+class UpdateSessionParams(SessionParams):
+    """A session's new name and/or idle timeout (what is left out stays)."""
+
+    name: Annotated[StrictStr, Field(min_length=1, description="The session's new name.")] | None = None
+    timeout_minutes: TimeoutMinutes | None = None
 
 
 class IntoSession(Params):

@@ -26,8 +26,9 @@ from ..model import (
     Thread,
     Variable,
     VariablePage,
+    Watch,
 )
-from . import created
+from . import created, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
 
@@ -86,7 +87,7 @@ def _moving(move: Callable[[Session, Any], Awaitable[StopInfo | None]]) -> Run:
     async def run(ctx: Context, p: Any) -> dict[str, Any]:
         session = session_of(ctx, p.session)
         stop = await move(session, p)
-        return {"state": session.state, "stop": stop}
+        return await watching.with_watches(session, {"state": session.state, "stop": stop})
     return run
 
 
@@ -404,6 +405,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
 )}
 
 OPERATIONS.update({op.name: op for op in created.operations(OPERATIONS)})
+OPERATIONS.update({op.name: op for op in watching.OPERATIONS})
 
 # What each result key holds: the type the HTTP API's and MCP's result schemas are made from.
 RESULT_TYPES: dict[str, Any] = {
@@ -411,6 +413,7 @@ RESULT_TYPES: dict[str, Any] = {
     "threads": list[Thread], "frames": list[Frame], "total": int, "scopes": list[Scope], "items": list[Variable],
     "start": int, "variable": Variable, "targets": list[str], "source": str, "chunks": list[OutputChunk],
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
-    "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool,
+    "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool, "watches": list[Watch],
+    "timeout_minutes": float | None,
 }
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, TypeAdapter, create_model
 
 from .. import __version__
 from ..errors import HINTS
-from ..model import SessionInfo
+from ..model import SessionInfo, Watch
 from ..operations.table import RESULT_TYPES
 from .app import STATUS
 from .persist import NamedProfile, ProfilePut, SessionExport, SessionImport
@@ -44,6 +44,8 @@ def result_model(route: Route) -> type[BaseModel]:
     if route.waits:
         fields["exit_code"] = (int | None, None)
         fields["line_text"] = (str | None, Field(None, description="The source line the stop is on."))
+        fields["watches"] = (list[Watch] | None, Field(None, description="The session's watch expressions and "
+                                                         "their values at the stop (when it has any)."))
     if route.starts:
         fields["session"] = (SessionInfo, ...)
     if route.op_name == "output":
