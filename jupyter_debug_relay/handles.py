@@ -122,6 +122,10 @@ class SessionHandle:
         """Rename the session and/or give it a new idle timeout (minutes)."""
         return self._op("update_session", name=name, timeout_minutes=timeout_minutes)["session"]
 
+    def export(self, redact: bool = True) -> dict[str, Any]:
+        """How the target was started and the breakpoints this session sees, as JSON-ready data (secrets masked)."""
+        return self._op("export", redact=redact)["export"]
+
     def hover(self, expression: str, frame_id: int | None = None) -> Variable:
         """A short value of ``expression``, as an editor's hover shows it."""
         return self._op("hover", expression=expression, frame_id=frame_id)["variable"]

@@ -106,6 +106,10 @@ class Relay:
     def _started(self, result: dict[str, Any]) -> SessionHandle:
         return handle_for(self, self._manager.sessions[result["session"].id])
 
+    def import_session(self, exported: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> SessionHandle:
+        """Start a session's export (``SessionHandle.export()``) again in a new session with its breakpoints."""
+        return self._started(self.operations.call("import", {**exported, "wait": wait, "timeout": timeout}))
+
     def create(self, name: str | None = None, timeout_minutes: float | None = None) -> SessionHandle:
         """An empty session to launch, attach or connect in later (``launch(..., session=...)`` in the HTTP API)."""
         return self._started(self.operations.call("create", {"name": name, "timeout_minutes": timeout_minutes}))
@@ -260,3 +264,15 @@ class Breakpoints:
 
     def enable(self, bp_id: int, enabled: bool = True) -> Breakpoint:
         return self._op("update_breakpoint", id=bp_id, enabled=enabled)["breakpoint"]
+
+    def save(self, name: str) -> dict[str, Any]:
+        """Keep the global breakpoints and the exception mode as profile ``name`` in the home; the profile."""
+        return self._op("save_profile", name=name)["profile"]
+
+    def load(self, name: str) -> list[Breakpoint]:
+        """Make profile ``name``'s breakpoints (one already there is kept) and set its exception mode."""
+        return self._op("load_profile", name=name)["breakpoints"]
+
+    def profiles(self) -> list[str]:
+        """The names of the saved profiles."""
+        return self._op("profiles")["profiles"]

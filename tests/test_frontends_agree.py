@@ -92,7 +92,7 @@ class Three:
 
 
 @pytest.fixture
-def three(kernel: Kernel, write) -> Three:
+def three(kernel: Kernel, write, tmp_path) -> Three:
     app = write("prog.py", PROGRAM)
     kernel.magic("import json\nfrom jupyter_debug_relay import RelayError\nfrom jupyter_debug_relay.model import "
                  "as_dict\nfrom jupyter_debug_relay.kernel.extension import load\nrelay = load(get_ipython()).relay")
@@ -100,6 +100,7 @@ def three(kernel: Kernel, write) -> Three:
     front = open_frontend(kernel)
     t = Three(kernel, front)
     t.app = app
+    t.home = tmp_path / "home"  # where profiles go
     return t
 
 
@@ -118,7 +119,10 @@ def same_error(results: list[Any], what: str, code: str) -> None:
 REACHED: set[str] = set()
 # Operations that need a peer of their own (a Mycel service, ...): each is driven through the three front ends by
 # the test named beside it.
-DRIVEN_ELSEWHERE: dict[str, str] = {}
+DRIVEN_ELSEWHERE: dict[str, str] = {
+    # starts a session of its own from an export: through the magics, HTTP and the Python API there
+    "import": "tests/test_kernel_keeping.py, tests/test_server_persistence.py",
+}
 
 
 def test_every_operation_answers_the_same_on_every_front_end(three: Three):
@@ -172,6 +176,10 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
                t.comm("update_session", "session", timeoutMinutes=30)]
     same(updated, "update_session")
     REACHED.update({"hover", "add_watch", "watches", "remove_watch", "update_session"})
+    exports = [t.py("s.export()"), t.magic("%dbg export --session mg", "export"), t.comm("export", "export")]
+    assert [e["ok"]["start"]["operation"] for e in exports] == ["launch"] * 3, exports
+    same([{"ok": e["ok"]["breakpoints"]} for e in exports], "export")
+    REACHED.add("export")
     REACHED.update({"sessions", "status", "threads", "stack", "scopes", "variables", "evaluate", "completions",
                     "source", "output", "set_variable", "input"})
     # -- running: each step the same on each session
@@ -220,6 +228,16 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
           t.comm("condition_errors", "stop_on_error", None, stop=False)], "condition_errors")
     REACHED.update({"add_breakpoint", "update_breakpoint", "breakpoints", "remove_breakpoint", "set_exceptions",
                     "condition_errors"})
+    t.kernel.run(f"import os\nos.environ['JUPYTER_DEBUG_RELAY_HOME'] = {str(three.home)!r}")
+    saved = [t.py("relay.breakpoints.save('p1')"), t.magic("%bp save p2", "profile"),
+             t.comm("save_profile", "profile", None, name="p3")]
+    assert [s["ok"]["name"] for s in saved] == ["p1", "p2", "p3"], saved
+    same([{"ok": s["ok"]["breakpoints"]} for s in saved], "save_profile")
+    same([t.py("relay.breakpoints.profiles()"), t.magic("%bp profiles", "profiles"),
+          t.comm("profiles", "profiles", None)], "profiles")
+    same([t.py("relay.breakpoints.load('p1')"), t.magic("%bp load p2", "breakpoints"),
+          t.comm("load_profile", "breakpoints", None, name="p3")], "load_profile")
+    REACHED.update({"save_profile", "profiles", "load_profile"})
     created = [t.py("relay.create(name='e1').info()"), t.magic("%dbg create --name e2", "info"),
                t.comm("create", "session", None, name="e3")]
     assert [c["ok"]["state"] for c in created] == ["created"] * 3, created

@@ -111,7 +111,7 @@ def test_a_session_exported_then_imported_starts_again_where_it_stopped(tmp_path
         started = ok(api.post(f"/sessions/{sid}/launch", json={"program": app, "args": ["--api-key", "k-123"],
                                                                "env": {"MODE": "x"}}))
         assert started["state"] == "paused"
-        exported = ok(api.get(f"/sessions/{sid}/export"))
+        exported = ok(api.get(f"/sessions/{sid}/export"))["export"]
         assert exported["version"] == 1 and exported["name"] == "first"
         assert exported["start"] == {"operation": "launch", "args": {
             "program": app, "args": ["--api-key", "<redacted>"], "env": {"MODE": "x"}}}
@@ -135,3 +135,22 @@ def test_a_session_exported_then_imported_starts_again_where_it_stopped(tmp_path
         assert api.get("/sessions/s99/export").status_code == 404
         bad = api.post("/sessions/import", json={"start": {"operation": "rm -rf"}})
         assert bad.status_code == 400 and "operation" in bad.json()["error"]["message"]
+
+
+def test_a_session_launched_from_the_python_api_exports_over_http_and_imports_back(tmp_path):
+    app = write(tmp_path, "app.py", APP)
+    with live_server(home=str(tmp_path / "home")) as (server, api):
+        relay = server.relay
+        relay.breakpoints.add(app, line_of(app, "# add"), condition="item == 4")
+        session = relay.launch(app, args=["--password", "hunter2"], name="py")
+        session.wait_for_stop()
+        exported = ok(api.get(f"/sessions/{session.id}/export"))["export"]
+        assert exported["name"] == "py" and exported["start"] == {"operation": "launch", "args": {
+            "program": app, "args": ["--password", "<redacted>"]}}
+        assert [b["condition"] for b in exported["breakpoints"]] == ["item == 4"]
+        session.terminate()
+        clear = session.export(redact=False)
+        assert clear["start"]["args"]["args"] == ["--password", "hunter2"]
+        again = relay.import_session(clear)
+        assert again.state == "paused" and again.evaluate("item").value == "4"
+        again.terminate()

@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from jupyter_debug_relay import Relay
+from jupyter_debug_relay.redact import REDACTED
 from jupyter_debug_relay.server import RelayServer, ServerConfig
-from jupyter_debug_relay.server.redact import REDACTED
 from tests.server_fixtures import TOKEN, line_of, live_server, write
 
 

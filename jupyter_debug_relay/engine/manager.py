@@ -13,6 +13,7 @@ from ..model import Breakpoint, as_dict
 from .breakpoints import BreakpointStore, applies
 from .events import EventBus
 from .output import DEFAULT_CAP
+from .profiles import ProfileStore
 from .session import BackendFactory, Session
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,7 @@ class SessionManager:
         self.max_value_length = max_value_length
         self.sessions: dict[str, Session] = {}
         self.breakpoints = BreakpointStore()
+        self.profiles = ProfileStore()  # named breakpoint sets in the home
         self.bus = EventBus()
         self.output_cap = output_cap
         self.idle_timeout = idle_timeout

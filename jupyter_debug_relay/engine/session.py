@@ -49,6 +49,7 @@ class Session(BackendEvents):
         self._stops = 0  # how many stops so far: a waiter waits for this to grow
         self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
         self.watches: list[str] = []  # expressions evaluated at every stop, returned with it
+        self.started_with: dict[str, Any] | None = None  # {"operation", "args"} that started its target (export)
         self._changed = asyncio.Event()
         self._told_free_children = False  # the console says once that forked children run free
 

@@ -67,8 +67,13 @@ async def _expire(ctx: Context, session: Session) -> None:
         await asyncio.sleep(min(max(left, 0.05), 1.0))
 
 
+def empty(ctx: Context, name: str | None = None) -> Session:
+    """A new session with no target yet, to launch, attach or connect in."""
+    return ctx.manager.create(_Unstarted, name)
+
+
 async def _create(ctx: Context, p: P.CreateParams) -> dict[str, Any]:
-    session = ctx.manager.create(_Unstarted, p.name)
+    session = empty(ctx, p.name)
     if p.timeout_minutes is not None:
         _set_timeout(ctx, session, p.timeout_minutes)
     return {"session": session.info()}
@@ -113,13 +118,17 @@ def _into(op: Operation) -> Operation:
     async def run(ctx: Context, p: Any) -> Any:
         inner = op.params.model_validate(p.model_dump(include=fields))
         if p.session is None:
-            return await op.run(ctx, inner)
-        session = ctx.manager.get(p.session)
-        if session.state != "created":
-            raise RelayError("invalid_request", f"Session {session.name} is {session.state}; {op.name} can only "
-                             "start a target in a session that has none yet.",
-                             f"Leave out session to {op.name} in a new one.", {"field": "session"})
-        return await op.run(_Into(ctx, session), inner)
+            out = await op.run(ctx, inner)
+        else:
+            session = ctx.manager.get(p.session)
+            if session.state != "created":
+                raise RelayError("invalid_request", f"Session {session.name} is {session.state}; {op.name} can only "
+                                 "start a target in a session that has none yet.",
+                                 f"Leave out session to {op.name} in a new one.", {"field": "session"})
+            out = await op.run(_Into(ctx, session), inner)
+        ctx.manager.get(out["session"].id).started_with = {  # what export writes
+            "operation": op.name, "args": inner.model_dump(exclude_defaults=True, exclude={"name"})}
+        return out
 
     return replace(op, params=params, run=run)
 

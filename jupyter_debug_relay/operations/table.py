@@ -28,7 +28,7 @@ from ..model import (
     VariablePage,
     Watch,
 )
-from . import created, watching
+from . import created, keeping, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
 
@@ -406,6 +406,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
 
 OPERATIONS.update({op.name: op for op in created.operations(OPERATIONS)})
 OPERATIONS.update({op.name: op for op in watching.OPERATIONS})
+OPERATIONS.update({op.name: op for op in keeping.operations(OPERATIONS)})
 
 # What each result key holds: the type the HTTP API's and MCP's result schemas are made from.
 RESULT_TYPES: dict[str, Any] = {
@@ -414,6 +415,7 @@ RESULT_TYPES: dict[str, Any] = {
     "start": int, "variable": Variable, "targets": list[str], "source": str, "chunks": list[OutputChunk],
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
     "breakpoint": Breakpoint, "exceptions": str, "stop_on_error": bool, "watches": list[Watch],
-    "timeout_minutes": float | None,
+    "timeout_minutes": float | None, "profiles": list[str], "profile": keeping.NamedProfile,
+    "export": keeping.SessionExport,
 }
 

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import linecache
-import weakref
 from typing import Any
 
 from ..errors import RelayError
 from ..model import as_dict
-from .redact import mask
-
-# How each session of a relay was started through the server (operation and arguments), for its export.
-_STARTED: weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
-
-
-def started_with(relay: Any, session: str) -> dict[str, Any] | None:
-    """``{"operation", "args"}`` that started ``session`` through HTTP or MCP, or None."""
-    return _STARTED.get(relay, {}).get(session)
+from ..redact import mask
 
 
 async def run(relay: Any, name: str, args: dict[str, Any], redact: bool = True) -> Any:
@@ -49,8 +40,6 @@ async def run_start(relay: Any, name: str, args: dict[str, Any], wait: bool, tim
     """launch, attach or connect, then (``wait``) the first stop or the end, as a step answers."""
     started = await run(relay, name, args, redact)
     session = started["session"]
-    _STARTED.setdefault(relay, {})[session["id"]] = {
-        "operation": name, "args": {key: value for key, value in args.items() if key != "session"}}
     if not wait:
         return {"session": session, "state": session["state"], "stop": None}
     waited = await run_waiting(relay, "wait", {"session": session["id"], "timeout": timeout}, redact)
