@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.server_fixtures import line_of, live_server, write
+from tests.server_fixtures import line_of, ok, write
 
 APP = """
 total = 0
@@ -12,17 +10,6 @@ for i in range(3):
     total += i  # add
 print("total", total)
 """
-
-
-@pytest.fixture
-def api():
-    with live_server() as (_, client):
-        yield client
-
-
-def ok(response):
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def test_a_sessions_breakpoint_stops_that_session_only(api, tmp_path):

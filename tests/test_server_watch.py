@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
-from tests.server_fixtures import line_of, live_server, write
+from tests.server_fixtures import error, line_of, ok, write
 
 APP = """
 words = ["alpha"] * 100
@@ -15,24 +13,6 @@ for n in range(3):
     count += n  # add
 print("count", count)
 """
-
-
-@pytest.fixture
-def api():
-    with live_server() as (_, client):
-        yield client
-
-
-def ok(response):
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def error(response, status: int, code: str):
-    assert response.status_code == status, response.text
-    body = response.json()["error"]
-    assert body["code"] == code and body["message"] and body["hint"], body
-    return body
 
 
 def test_patch_renames_a_session_and_its_idle_timeout_stops_it(api, tmp_path):
