@@ -87,6 +87,10 @@ class Relay:
             raise RelayError("not_running", "This relay is closed.", "Create a new Relay().")
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
+    def on_loop(self) -> bool:
+        """Whether this code runs on the relay loop (an operation can be awaited in place)."""
+        return threading.current_thread() is self._thread
+
     def _run(self, fn: Callable[[], Any]) -> Any:
         async def run() -> Any:
             return fn()

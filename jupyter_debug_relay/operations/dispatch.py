@@ -83,6 +83,14 @@ class Dispatcher:
         budget = op.budget(params, self._relay.request_timeout)
         return self._relay.submit(_within(op.run(self._context, params), budget, name))
 
+    async def run(self, name: str, args: Mapping[str, Any] | None = None) -> Any:
+        """Run an operation from any event loop: awaited in place on the relay loop, else submitted to it."""
+        op, params = parse(name, args)
+        coro = _within(op.run(self._context, params), op.budget(params, self._relay.request_timeout), name)
+        if self._relay.on_loop():
+            return await coro
+        return await asyncio.wrap_future(self._relay.submit(coro))
+
     @property
     def _context(self) -> Context:
         return self._relay

@@ -218,7 +218,10 @@ class RelayApp:
     async def shutdown(self, request: Request) -> Response:
         """End every session (reaping their targets), then stop serving."""
         self.closing.set()
-        await asyncio.to_thread(self.relay.close)
+        if self.relay.on_loop():  # served on the relay's loop: end the sessions here, the owner closes the relay
+            await self.relay.manager.close()
+        else:
+            await asyncio.to_thread(self.relay.close)
         if self._shutdown is not None:
             asyncio.get_running_loop().call_later(0.05, self._shutdown)
         return JSONResponse({"shutting_down": True})
@@ -227,7 +230,7 @@ class RelayApp:
         if self._openapi is None:
             from .openapi import document
 
-            self._openapi = document()
+            self._openapi = await asyncio.to_thread(document)  # built once, off the loop that serves
         return JSONResponse(self._openapi)
 
     # -- breakpoint profiles, export and import ------------------------------------------------

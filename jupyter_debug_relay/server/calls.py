@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import linecache
 from typing import Any
 
@@ -13,11 +12,11 @@ from ..redact import mask
 
 async def run(relay: Any, name: str, args: dict[str, Any], redact: bool = True) -> Any:
     """The JSON result of operation ``name``; a ``RelayError`` as it came."""
-    result = await asyncio.wrap_future(relay.operations.submit(name, args))
+    result = await relay.operations.run(name, args)
     out = as_dict(result)
     if name == "output":
         after = {"session": args.get("session"), "since": out["cursor"], "limit": 1}
-        out["has_more"] = bool((await asyncio.wrap_future(relay.operations.submit(name, after))).chunks)
+        out["has_more"] = bool((await relay.operations.run(name, after)).chunks)
     return mask(out) if redact else out
 
 
