@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .backends import factory
 from .engine.events import Event
 from .engine.session import Session
-from .model import Frame, OutputPage, Scope, SessionInfo, SourceText, StopInfo, Thread, Variable, VariablePage
+from .model import Frame, OutputPage, Scope, SessionInfo, SourceText, StopInfo, Thread, Variable, VariablePage, Watch
 
 if TYPE_CHECKING:
     from .relay import Relay
@@ -117,6 +117,30 @@ class SessionHandle:
 
     def evaluate(self, expression: str, frame_id: int | None = None, context: str = "repl") -> Variable:
         return self._op("evaluate", expression=expression, frame_id=frame_id, context=context)["variable"]
+
+    def update(self, name: str | None = None, timeout_minutes: float | None = None) -> SessionInfo:
+        """Rename the session and/or give it a new idle timeout (minutes)."""
+        return self._op("update_session", name=name, timeout_minutes=timeout_minutes)["session"]
+
+    def export(self, redact: bool = True) -> dict[str, Any]:
+        """How the target was started and the breakpoints this session sees, as JSON-ready data (secrets masked)."""
+        return self._op("export", redact=redact)["export"]
+
+    def hover(self, expression: str, frame_id: int | None = None) -> Variable:
+        """A short value of ``expression``, as an editor's hover shows it."""
+        return self._op("hover", expression=expression, frame_id=frame_id)["variable"]
+
+    def watch(self, expression: str) -> list[Watch]:
+        """Evaluate ``expression`` at every stop (its value comes with each step's answer); all the watches."""
+        return self._op("add_watch", expression=expression)["watches"]
+
+    def watches(self) -> list[Watch]:
+        """The watch expressions and their values at the stop."""
+        return self._op("watches")["watches"]
+
+    def unwatch(self, index: int) -> list[Watch]:
+        """Stop watching watch ``index`` (1-based); the watches left."""
+        return self._op("remove_watch", index=index)["watches"]
 
     def set_variable(self, ref: int, name: str, value: str) -> Variable:
         return self._op("set_variable", ref=ref, name=name, value=value)["variable"]

@@ -12,9 +12,11 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from . import __version__
 from .errors import RelayError
+from .model import Watch
 from .operations import OPERATIONS, Operation
 from .server import calls
 from .server.routes import STARTS, request_model, start_options
+from .text import watch_lines
 
 
 def describe(op: Operation) -> str:
@@ -56,7 +58,8 @@ def summary(result: dict[str, Any]) -> str:
             frame = stop.get("frame") or {}
             where = f" at {frame.get('path')}:{frame.get('line')} in {frame.get('name')}" if frame else ""
             line = f"\n    {result['line_text'].strip()}" if result.get("line_text") else ""
-            return f"paused ({stop['reason']}){where}{line}"
+            watches = watch_lines([Watch(**w) for w in result.get("watches") or []])
+            return f"paused ({stop['reason']}){where}{line}{watches}"
         if result["state"] == "terminated":
             return f"terminated, exit code {result.get('exit_code')}"
         return f"{result['state']}"

@@ -116,6 +116,17 @@ class Variable:
 
 
 @dataclass
+class Watch:
+    """A watch expression of a session and, at a stop, its value (or why it has none)."""
+
+    index: int  # 1-based, as `watch rm N` takes it
+    expression: str
+    value: str | None = None
+    type: str = ""
+    error: str | None = None
+
+
+@dataclass
 class VariablePage:
     """A page of children: ``items`` from ``start``, out of ``total``."""
 
@@ -134,7 +145,7 @@ class Breakpoint:
     ``status``: ``pending`` (no session has judged it yet, or its file does not exist yet), ``verified``,
     ``unverified`` (a session has it but could not bind it), ``refused`` (it cannot be set as given: a
     line with no code, a condition the target's language rejects, a kind the backend lacks); ``message``
-    says why when it is not verified.
+    says why when it is not verified. ``session``: the session it belongs to, or None for every session.
     """
 
     id: int
@@ -153,6 +164,7 @@ class Breakpoint:
     rule_index: int | None = None
     status: str = "pending"
     pattern: str | None = None  # an output breakpoint's regular expression
+    session: str | None = None  # the one session it belongs to (made through that session); None: every session
 
 
 @dataclass

@@ -95,6 +95,10 @@ class Relay:
             raise RelayError("not_running", "This relay is closed.", "Create a new Relay().")
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
+    def on_loop(self) -> bool:
+        """Whether this code runs on the relay loop (an operation can be awaited in place)."""
+        return threading.current_thread() is self._thread
+
     def _run(self, fn: Callable[[], Any]) -> Any:
         async def run() -> Any:
             return fn()
@@ -113,6 +117,10 @@ class Relay:
 
     def _started(self, result: dict[str, Any]) -> SessionHandle:
         return handle_for(self, self._manager.sessions[result["session"].id])
+
+    def import_session(self, exported: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> SessionHandle:
+        """Start a session's export (``SessionHandle.export()``) again in a new session with its breakpoints."""
+        return self._started(self.operations.call("import", {**exported, "wait": wait, "timeout": timeout}))
 
     def create(self, name: str | None = None, timeout_minutes: float | None = None) -> SessionHandle:
         """An empty session to launch, attach or connect in later (``launch(..., session=...)`` in the HTTP API)."""
@@ -300,3 +308,14 @@ class Breakpoints:
         """Change a breakpoint in place, on every live session; ``None`` leaves a field as it is, ``""`` removes it."""
         return self._op("update_breakpoint", id=bp_id, condition=condition, hit_condition=hit_condition,
                         log_message=log_message, enabled=enabled)["breakpoint"]
+    def save(self, name: str) -> dict[str, Any]:
+        """Keep the global breakpoints and the exception mode as profile ``name`` in the home; the profile."""
+        return self._op("save_profile", name=name)["profile"]
+
+    def load(self, name: str) -> list[Breakpoint]:
+        """Make profile ``name``'s breakpoints (one already there is kept) and set its exception mode."""
+        return self._op("load_profile", name=name)["breakpoints"]
+
+    def profiles(self) -> list[str]:
+        """The names of the saved profiles."""
+        return self._op("profiles")["profiles"]

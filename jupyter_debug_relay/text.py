@@ -7,7 +7,7 @@ import os
 import signal
 from collections.abc import Callable
 
-from .model import Breakpoint, Frame, StopInfo
+from .model import Breakpoint, Frame, StopInfo, Watch
 
 FINISHED_WIDTH = 200  # a finished flow's output shown inline is cut to this many characters
 
@@ -108,6 +108,7 @@ def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short
         f" if {bp.condition}" if bp.condition else "",
         f" hit {bp.hit_condition}" if bp.hit_condition else "",
         f" log {bp.log_message}" if bp.log_message else "",
+        f" (session {bp.session} only)" if bp.session else "",
     ))
     if not bp.enabled:
         status = "disabled"
@@ -116,3 +117,9 @@ def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short
     else:
         status = "not verified" + (f": {bp.message}" if bp.message else " yet (checked when a session starts)")
     return f"breakpoint {bp.id} at {where}{extras} — {status}"
+
+
+def watch_lines(watches: list[Watch]) -> str:
+    """``\n  watch 1: len(queue) = 3`` per watch expression (its error when it has no value), or nothing."""
+    return "".join(f"\n  watch {w.index}: {w.expression} = " + (w.value if w.error is None else f"<{w.error}>")
+                   for w in watches if w.value is not None or w.error is not None)

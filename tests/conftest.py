@@ -117,3 +117,12 @@ def line_of(path: str, marker: str) -> int:
             if marker in line:
                 return number
     raise AssertionError(f"{marker!r} not in {path}")
+
+
+@pytest.fixture
+def api():
+    """An httpx client of a live relay server on a free port (``tests/server_fixtures.py``)."""
+    from tests.server_fixtures import live_server
+
+    with live_server() as (_, client):
+        yield client

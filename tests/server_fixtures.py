@@ -8,6 +8,7 @@ import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -43,3 +44,17 @@ def write(folder: Path, name: str, code: str) -> str:
 def line_of(path: str, marker: str) -> int:
     """The 1-based line of ``path`` holding ``marker``."""
     return next(i for i, text in enumerate(Path(path).read_text().splitlines(), 1) if marker in text)
+
+
+def ok(response: httpx.Response) -> Any:
+    """The JSON of a 200 answer."""
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """The error body of an answer with ``status`` and ``code``, which has a message and a hint."""
+    assert response.status_code == status, response.text
+    body = response.json()["error"]
+    assert body["code"] == code and body["message"] and body["hint"], body
+    return body

@@ -98,13 +98,14 @@ SETUP = ("import json\nfrom jupyter_debug_relay import RelayError\nfrom jupyter_
 
 
 @pytest.fixture
-def three(kernel: Kernel, write) -> Three:
+def three(kernel: Kernel, write, tmp_path) -> Three:
     app = write("prog.py", PROGRAM)
     kernel.magic(SETUP)
     kernel.magic(f"%bp prog.py:{line_of(app, '# accumulate')}")
     front = open_frontend(kernel)
     t = Three(kernel, front)
     t.app = app
+    t.home = tmp_path / "home"  # where profiles go
     return t
 
 
@@ -124,7 +125,11 @@ REACHED: set[str] = set()
 # Operations that need a peer of their own (a Mycel service, ...): each is driven through the three front ends by
 # the test named beside it.
 MYCEL_TEST = "test_mycel_verbs_answer_the_same_on_every_front_end"
-DRIVEN_ELSEWHERE: dict[str, str] = dict.fromkeys(("inspect", "ready", "consume", "timeline"), MYCEL_TEST)
+DRIVEN_ELSEWHERE: dict[str, str] = {
+    **dict.fromkeys(("inspect", "ready", "consume", "timeline"), MYCEL_TEST),
+    # starts a session of its own from an export: through the magics, HTTP and the Python API there
+    "import": "tests/test_kernel_keeping.py, tests/test_server_persistence.py",
+}
 
 
 def test_every_operation_answers_the_same_on_every_front_end(three: Three):
@@ -152,6 +157,15 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
           "variables"), t.comm("variables", "items", ref=refs[2])], "variables")
     same([t.py("s.evaluate('x * 100')"), t.magic("%dbg eval --session mg x * 100", "variable"),
           t.comm("evaluate", "variable", expression="x * 100")], "evaluate")
+    same([t.py("s.hover('items * 100')"), t.magic("%dbg hover --session mg items * 100", "variable"),
+          t.comm("hover", "variable", expression="items * 100")], "hover")
+    assert same([t.py("s.watch('x + 1')"), t.magic("%dbg watch --session mg x + 1", "watches"),
+                 t.comm("add_watch", "watches", expression="x + 1")], "add_watch") == [
+        {"index": 1, "expression": "x + 1", "value": "4", "type": "int", "error": None}]
+    same([t.py("s.watches()"), t.magic("%dbg watch --session mg list", "watches"),
+          t.comm("watches", "watches")], "watches")
+    same([t.py("s.unwatch(1)"), t.magic("%dbg watch --session mg rm 1", "watches"),
+          t.comm("remove_watch", "watches", index=1)], "remove_watch")
     same([t.py("s.completions('ite')"), t.magic("%dbg complete --session mg ite", "targets"),
           t.comm("completions", "targets", text="ite")], "completions")
     same([t.py("s.source()"), t.magic("%dbg source --session mg", "source"),
@@ -170,6 +184,14 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     sent = [t.py("s.send_input('hi\\n')"), t.magic("%dbg input --session mg hi", None),
             t.comm("input", None, text="hi\n")]
     assert sent == [{"ok": None}, {"ok": None}, {"ok": {}}], sent
+    updated = [t.py("s.update(timeout_minutes=30)"), t.magic("%dbg update --session mg --timeout-minutes 30", "info"),
+               t.comm("update_session", "session", timeoutMinutes=30)]
+    same(updated, "update_session")
+    REACHED.update({"hover", "add_watch", "watches", "remove_watch", "update_session"})
+    exports = [t.py("s.export()"), t.magic("%dbg export --session mg", "export"), t.comm("export", "export")]
+    assert [e["ok"]["start"]["operation"] for e in exports] == ["launch"] * 3, exports
+    same([{"ok": e["ok"]["breakpoints"]} for e in exports], "export")
+    REACHED.add("export")
     REACHED.update({"sessions", "status", "threads", "stack", "scopes", "variables", "evaluate", "completions",
                     "source", "output", "set_variable", "input", "set_expression", "clear_output"})
     # -- running: each step the same on each session
@@ -218,6 +240,16 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
           t.comm("condition_errors", "stop_on_error", None, stop=False)], "condition_errors")
     REACHED.update({"add_breakpoint", "update_breakpoint", "breakpoints", "remove_breakpoint", "set_exceptions",
                     "condition_errors"})
+    t.kernel.run(f"import os\nos.environ['JUPYTER_DEBUG_RELAY_HOME'] = {str(three.home)!r}")
+    saved = [t.py("relay.breakpoints.save('p1')"), t.magic("%bp save p2", "profile"),
+             t.comm("save_profile", "profile", None, name="p3")]
+    assert [s["ok"]["name"] for s in saved] == ["p1", "p2", "p3"], saved
+    same([{"ok": s["ok"]["breakpoints"]} for s in saved], "save_profile")
+    same([t.py("relay.breakpoints.profiles()"), t.magic("%bp profiles", "profiles"),
+          t.comm("profiles", "profiles", None)], "profiles")
+    same([t.py("relay.breakpoints.load('p1')"), t.magic("%bp load p2", "breakpoints"),
+          t.comm("load_profile", "breakpoints", None, name="p3")], "load_profile")
+    REACHED.update({"save_profile", "profiles", "load_profile"})
     created = [t.py("relay.create(name='e1').info()"), t.magic("%dbg create --name e2", "info"),
                t.comm("create", "session", None, name="e3")]
     assert [c["ok"]["state"] for c in created] == ["created"] * 3, created

@@ -138,10 +138,10 @@ def test_conditional_hit_and_log_breakpoints_3_5(api, tmp_path):
     error(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": line, "condition": "i >"}), 400,
           "invalid_condition")
     ok(api.delete(f"/sessions/{sid}/breakpoints/{cond['breakpoint']['id']}"))
-    hit = ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": line, "hit_condition": "== 50"}))
-    log = ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": line - 1,
-                                                             "log_message": "at {i}"}))
-    second = ok(api.post("/sessions", json={}))["session"]["id"]
+    second = ok(api.post("/sessions", json={}))["session"]["id"]  # a session's breakpoints are its own
+    hit = ok(api.post(f"/sessions/{second}/breakpoints", json={"path": app, "line": line, "hit_condition": "== 50"}))
+    log = ok(api.post(f"/sessions/{second}/breakpoints", json={"path": app, "line": line - 1,
+                                                                "log_message": "at {i}"}))
     ok(api.post(f"/sessions/{second}/launch", json={"program": app}))
     assert ok(api.post(f"/sessions/{second}/evaluate", json={"expression": "i"}))["variable"]["value"] == "49"
     ok(api.delete(f"/sessions/{second}/breakpoints/{hit['breakpoint']['id']}"))

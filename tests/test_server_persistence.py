@@ -39,24 +39,26 @@ def test_breakpoints_are_saved_on_every_change_and_restored_at_start(tmp_path):
     home = tmp_path / "home"
     with live_server(persist=True, home=str(home)) as (_, api):
         sid = ok(api.post("/sessions", json={}))["session"]["id"]
-        bp = ok(api.post(f"/sessions/{sid}/breakpoints",
+        bp = ok(api.post("/breakpoints",
                          json={"path": app, "line": line_of(app, "# add"), "condition": "item == 4"}))["breakpoint"]
         saved = saved_file(home, lambda d: len(d["breakpoints"]) == 1)
         assert saved["breakpoints"][0] == {"kind": "line", "path": app, "line": line_of(app, "# add"),
                                            "condition": "item == 4", "enabled": True}
-        ok(api.post(f"/sessions/{sid}/breakpoints", json={"kind": "function", "name": "total"}))
-        ok(api.patch(f"/sessions/{sid}/breakpoints/{bp['id']}", json={"enabled": False}))
+        ok(api.post("/breakpoints", json={"kind": "function", "name": "total"}))
+        ok(api.patch(f"/breakpoints/{bp['id']}", json={"enabled": False}))
         saved_file(home, lambda d: len(d["breakpoints"]) == 2 and d["breakpoints"][0]["enabled"] is False)
+        ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": 1}))  # the session's own: not kept
         ok(api.post(f"/sessions/{sid}/exception-breakpoints", json={"mode": "raised"}))
+    assert len(saved_file(home, lambda d: True)["breakpoints"]) == 2
     assert saved_file(home, lambda d: True)["exceptions"] == "raised"  # written at the latest when the server stops
 
     with live_server(persist=True, home=str(home)) as (_, api):
         sid = ok(api.post("/sessions", json={}))["session"]["id"]
-        now = ok(api.get(f"/sessions/{sid}/breakpoints"))
+        now = ok(api.get("/breakpoints"))
         assert [(b["kind"], b.get("line"), b.get("name"), b["condition"], b["enabled"]) for b in now["breakpoints"]] \
             == [("line", line_of(app, "# add"), None, "item == 4", False), ("function", None, "total", None, True)]
         assert now["exceptions"] == "raised"
-        ok(api.delete(f"/sessions/{sid}/breakpoints/{now['breakpoints'][1]['id']}"))
+        ok(api.delete(f"/breakpoints/{now['breakpoints'][1]['id']}"))
         saved_file(home, lambda d: len(d["breakpoints"]) == 1)
 
 
@@ -74,7 +76,7 @@ def test_named_profiles_are_saved_listed_shown_and_loaded(tmp_path):
     with live_server(home=str(tmp_path / "home")) as (_, api):
         assert ok(api.get("/breakpoint-profiles")) == {"profiles": []}
         sid = ok(api.post("/sessions", json={}))["session"]["id"]
-        bp = ok(api.post(f"/sessions/{sid}/breakpoints", json=add))["breakpoint"]
+        bp = ok(api.post("/breakpoints", json=add))["breakpoint"]
         kept = ok(api.put("/breakpoint-profiles/smoke"))  # no body: the relay's breakpoints now
         assert kept == {"name": "smoke", "breakpoints": [{"kind": "line", "enabled": True, **add}],
                         "exceptions": "none"}
@@ -83,7 +85,7 @@ def test_named_profiles_are_saved_listed_shown_and_loaded(tmp_path):
         assert ok(api.get("/breakpoint-profiles")) == {"profiles": ["calls", "smoke"]}
         assert ok(api.get("/breakpoint-profiles/smoke")) == kept
 
-        ok(api.delete(f"/sessions/{sid}/breakpoints/{bp['id']}"))
+        ok(api.delete(f"/breakpoints/{bp['id']}"))
         loaded = ok(api.post("/breakpoint-profiles/smoke/load"))
         assert [(b["line"], b["hit_condition"]) for b in loaded["breakpoints"]] == [(add["line"], ">= 2")]
         again = ok(api.post("/breakpoint-profiles/smoke/load"))  # the same spec twice: the same breakpoint
@@ -109,7 +111,7 @@ def test_a_session_exported_then_imported_starts_again_where_it_stopped(tmp_path
         started = ok(api.post(f"/sessions/{sid}/launch", json={"program": app, "args": ["--api-key", "k-123"],
                                                                "env": {"MODE": "x"}}))
         assert started["state"] == "paused"
-        exported = ok(api.get(f"/sessions/{sid}/export"))
+        exported = ok(api.get(f"/sessions/{sid}/export"))["export"]
         assert exported["version"] == 1 and exported["name"] == "first"
         assert exported["start"] == {"operation": "launch", "args": {
             "program": app, "args": ["--api-key", "<redacted>"], "env": {"MODE": "x"}}}
@@ -133,3 +135,22 @@ def test_a_session_exported_then_imported_starts_again_where_it_stopped(tmp_path
         assert api.get("/sessions/s99/export").status_code == 404
         bad = api.post("/sessions/import", json={"start": {"operation": "rm -rf"}})
         assert bad.status_code == 400 and "operation" in bad.json()["error"]["message"]
+
+
+def test_a_session_launched_from_the_python_api_exports_over_http_and_imports_back(tmp_path):
+    app = write(tmp_path, "app.py", APP)
+    with live_server(home=str(tmp_path / "home")) as (server, api):
+        relay = server.relay
+        relay.breakpoints.add(app, line_of(app, "# add"), condition="item == 4")
+        session = relay.launch(app, args=["--password", "hunter2"], name="py")
+        session.wait_for_stop()
+        exported = ok(api.get(f"/sessions/{session.id}/export"))["export"]
+        assert exported["name"] == "py" and exported["start"] == {"operation": "launch", "args": {
+            "program": app, "args": ["--password", "<redacted>"]}}
+        assert [b["condition"] for b in exported["breakpoints"]] == ["item == 4"]
+        session.terminate()
+        clear = session.export(redact=False)
+        assert clear["start"]["args"]["args"] == ["--password", "hunter2"]
+        again = relay.import_session(clear)
+        assert again.state == "paused" and again.evaluate("item").value == "4"
+        again.terminate()

@@ -1,4 +1,4 @@
-"""The relay's breakpoints: validated up front, applied to every session."""
+"""The relay's breakpoints: validated up front, applied to every session (or to the one session owning one)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ from ..model import Breakpoint, BreakpointResult
 EXCEPTION_MODES = ("raised", "uncaught", "none")
 
 
+def applies(bp: Breakpoint, session: str) -> bool:
+    """Whether ``bp`` is one of ``session``'s: a global breakpoint, or one that session owns."""
+    return bp.session is None or bp.session == session
+
+
 class BreakpointStore:
     """Holds breakpoints by id; knows nothing of sessions (the manager applies them)."""
 
@@ -24,8 +29,10 @@ class BreakpointStore:
         self.exception_types: list[str] = []  # the exception mode applies to these types only (empty: every type)
         self.stop_on_condition_error = True  # a condition that fails to evaluate stops, as in VS Code
 
-    def list(self) -> list[Breakpoint]:
-        return sorted(self._items.values(), key=lambda b: b.id)
+    def list(self, session: str | None = None) -> list[Breakpoint]:
+        """Every breakpoint, or (``session`` given) those that apply to that session: its own and the global ones."""
+        return sorted((b for b in self._items.values() if session is None or applies(b, session)),
+                      key=lambda b: b.id)
 
     def get(self, bp_id: int) -> Breakpoint:
         try:
@@ -37,6 +44,9 @@ class BreakpointStore:
             ) from None
 
     def _new(self, **fields) -> Breakpoint:
+        for other in self._items.values():  # the same spec for the same owner is that breakpoint
+            if all(getattr(other, key) == value for key, value in fields.items()):
+                return other
         bp = Breakpoint(id=next(self._ids), **fields)
         self._items[bp.id] = bp
         return bp
@@ -48,6 +58,7 @@ class BreakpointStore:
         condition: str | None = None,
         hit_condition: str | None = None,
         log_message: str | None = None,
+        session: str | None = None,
     ) -> Breakpoint:
         path = os.path.abspath(os.path.expanduser(path))
         try:
@@ -63,7 +74,7 @@ class BreakpointStore:
         spec = {"condition": condition or None, "hit_condition": hit_condition or None,
                 "log_message": log_message or None}
         for other in self._items.values():  # a debugger keeps one breakpoint per line: the same spec is that one
-            if other.kind == "line" and other.path == path and other.line == line:
+            if other.kind == "line" and other.path == path and other.line == line and other.session == session:
                 before = {key: getattr(other, key) for key in spec}
                 if before != spec:  # a new condition, hit count or log message on that line replaces the old
                     for key, value in spec.items():
@@ -72,7 +83,7 @@ class BreakpointStore:
                     other.message = f"replaced breakpoint {other.id} on this line (it had {was})"
                 return other
         bp = Breakpoint(id=0, kind="line", path=path, line=line, condition=condition or None,
-                        hit_condition=hit_condition or None, log_message=log_message or None)
+                        hit_condition=hit_condition or None, log_message=log_message or None, session=session)
         missing = self._check_line(bp, strict=True)
         bp.id = next(self._ids)
         self._items[bp.id] = bp
@@ -125,22 +136,24 @@ class BreakpointStore:
         return (bp.enabled and (pending or bp.id not in self._missing)
                 and (bp.status != "refused" or bp.kind != "line"))
 
-    def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
+    def add_function(self, name: str, condition: str | None = None, session: str | None = None) -> Breakpoint:
         if not name or not name.strip():
             raise RelayError("invalid_request", "A function breakpoint needs a function name.")
-        return self._new(kind="function", name=name.strip(), condition=condition or None)
+        return self._new(kind="function", name=name.strip(), condition=condition or None, session=session)
 
     def add_stage(
-        self, flow: str, stage: str, rule_index: int | None = None, condition: str | None = None
+        self, flow: str, stage: str, rule_index: int | None = None, condition: str | None = None,
+        session: str | None = None,
     ) -> Breakpoint:
         if not flow or not stage:
             raise RelayError("invalid_request", "A stage breakpoint needs a flow and a stage.")
         checked = cel_source.check_condition(condition) if condition else True
-        bp = self._new(kind="stage", flow=flow, stage=stage, rule_index=rule_index, condition=condition or None)
+        bp = self._new(kind="stage", flow=flow, stage=stage, rule_index=rule_index, condition=condition or None,
+                       session=session)
         bp.message = "" if checked else cel_source.UNCHECKED
         return bp
 
-    def add_output(self, pattern: str) -> Breakpoint:
+    def add_output(self, pattern: str, session: str | None = None) -> Breakpoint:
         """Pause a session just after a line of its output matches ``pattern`` (``re.search``)."""
         if not pattern:
             raise RelayError("invalid_request", "An output breakpoint needs a regular expression.",
@@ -151,14 +164,11 @@ class BreakpointStore:
             raise RelayError("invalid_request", f"The output pattern {pattern!r} is not a regular expression: {exc}.",
                              "Write a Python regular expression, e.g. `loss: nan` or `^ERROR`.",
                              {"field": "pattern", "pattern": pattern}) from None
-        for other in self._items.values():
-            if other.kind == "output" and other.pattern == pattern:
-                return other
-        return self._new(kind="output", pattern=pattern)
+        return self._new(kind="output", pattern=pattern, session=session)
 
-    def output_breakpoints(self) -> list[Breakpoint]:
-        """The enabled output breakpoints, which every session's output is matched against."""
-        return [bp for bp in self._items.values() if bp.kind == "output" and bp.enabled]
+    def output_breakpoints(self, session: str) -> list[Breakpoint]:
+        """The enabled output breakpoints ``session``'s output is matched against (its own and the global ones)."""
+        return [bp for bp in self._items.values() if bp.kind == "output" and bp.enabled and applies(bp, session)]
 
     def set_exceptions(self, mode: str, types: list[str] | None = None) -> str:
         """Stop on ``mode`` exceptions, of ``types`` only (names such as ``ValueError``, ``app.Error``) when given."""

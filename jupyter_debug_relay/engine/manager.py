@@ -10,9 +10,10 @@ from typing import Any
 
 from ..errors import RelayError, Unsupported
 from ..model import Breakpoint, BreakpointResult, as_dict
-from .breakpoints import BreakpointStore
+from .breakpoints import BreakpointStore, applies
 from .events import EventBus
 from .output import DEFAULT_CAP
+from .profiles import ProfileStore
 from .session import BackendFactory, Session
 from .store import SessionStore
 
@@ -30,6 +31,7 @@ class SessionManager:
         self.max_value_length = max_value_length
         self.sessions: dict[str, Session] = {}
         self.breakpoints = BreakpointStore()
+        self.profiles = ProfileStore()  # named breakpoint sets in the home
         self.bus = EventBus()
         self.output_cap = output_cap
         self.idle_timeout = idle_timeout
@@ -135,11 +137,13 @@ class SessionManager:
         return [s for s in self.sessions.values() if s.state in ("running", "paused")]
 
     async def sync_breakpoints(self, changed: Breakpoint) -> None:
-        """Send the breakpoints of ``changed``'s kind (and file) to every live session."""
+        """Send the breakpoints of ``changed``'s kind (and file) to every live session it applies to."""
         store = self.breakpoints
         for session in self.live():
+            if not applies(changed, session.id):
+                continue
             backend = session.backend
-            every = [bp for bp in store.list() if store.sendable(bp, backend.binds_pending)]
+            every = [bp for bp in store.list(session.id) if store.sendable(bp, backend.binds_pending)]
             try:
                 if changed.kind == "line" and changed.path:
                     group = [bp for bp in every if bp.kind == "line" and bp.path == changed.path]
@@ -166,7 +170,7 @@ class SessionManager:
                 continue
             for bp, result in zip(group, results, strict=False):
                 session.on_breakpoint(bp.id, result)
-        self.bus.publish("", "breakpoint", {"breakpoint": as_dict(changed)})
+        self.bus.publish(changed.session or "", "breakpoint", {"breakpoint": as_dict(changed)})
 
     async def sync_condition_errors(self) -> None:
         for session in self.live():

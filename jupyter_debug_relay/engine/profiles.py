@@ -81,7 +81,12 @@ class ProfileStore:
     """Named breakpoint sets (``profiles/NAME.json``) and a server's saved set (``breakpoints.json``) in a home."""
 
     def __init__(self, root: Path | str | None = None) -> None:
-        self.root = Path(root) if root else home()
+        self._root = Path(root) if root else None
+
+    @property
+    def root(self) -> Path:
+        """The home given, else the home as the environment says now."""
+        return self._root or home()
 
     @property
     def folder(self) -> Path:

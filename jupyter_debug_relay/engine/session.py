@@ -67,6 +67,8 @@ class Session(BackendEvents):
         self.uid: str | None = None  # the session store's unique id, when the relay records
         self.seen: dict[str, Any] = {}  # what was looked at during this stop: the store's snapshot of it
         self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
+        self.watches: list[str] = []  # expressions evaluated at every stop, returned with it
+        self.started_with: dict[str, Any] | None = None  # {"operation", "args"} that started its target (export)
         self._changed = asyncio.Event()
         self._told_free_children = False  # the console says once that forked children run free
         self._watch = OutputWatch()
@@ -137,8 +139,8 @@ class Session(BackendEvents):
         self.backend.stop_on_condition_error = store.stop_on_condition_error
         self.backend.exception_types = tuple(store.exception_types)
         try:
-            await self.backend.start([bp for bp in store.list() if store.sendable(bp, self.backend.binds_pending)],
-                                     store.exceptions if self.exceptions is None else self.exceptions)
+            sent = [bp for bp in store.list(self.id) if store.sendable(bp, self.backend.binds_pending)]
+            await self.backend.start(sent, store.exceptions if self.exceptions is None else self.exceptions)
         except BaseException as exc:
             error = exc if isinstance(exc, RelayError) else RelayError("adapter_failed", f"The start failed: {exc}")
             await self._fail(error)
@@ -421,7 +423,7 @@ class Session(BackendEvents):
 
     def on_output(self, category: str, text: str) -> None:
         self.manager.bus.output(self.id, self.output, category, text)
-        hit = self._watch.feed(category, text, self.manager.breakpoints.output_breakpoints())
+        hit = self._watch.feed(category, text, self.manager.breakpoints.output_breakpoints(self.id))
         if hit is not None and self.state == "running" and self._output_hit is None and self.backend.can_pause:
             self._output_hit = hit
             self.manager.spawn(self._pause_for_output())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import functools
 import logging
@@ -21,6 +20,7 @@ from ..text import short_path, stop_with_line
 from .editing import EditingCommands
 from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
+from .keeping import KeepingCommands
 from .mycel_commands import MycelCommands
 from .parsing import BpCommand, parse_bp_line
 from .replaying import ReplayResult
@@ -38,6 +38,8 @@ from .results import (
     ValueResult,
     VariablesResult,
 )
+from .serving import ServeCommands
+from .watching import WatchCommands
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +63,7 @@ def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
     return wrapper
 
 
-class Commands(MycelCommands, EditingCommands):
+class Commands(MycelCommands, EditingCommands, WatchCommands, KeepingCommands, ServeCommands):
     """Runs magic lines against one ``Relay``; remembers the current session and the selected frame."""
 
     def __init__(self, relay: Relay, namespace: dict[str, Any] | None = None) -> None:
@@ -143,12 +145,12 @@ class Commands(MycelCommands, EditingCommands):
 
         note = ""
 
-        async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any], Any]:
+        async def step_and_look() -> tuple[StopInfo | None, float | None, str | None, list[Any], Any, list[Any]]:
             nonlocal note
-            stop, waited, source, end = None, None, None, None
+            stop, waited, source, end, watches = None, None, None, None, []
             try:
                 result = await op.run(self.relay, params)
-                stop, end = result["stop"], result.get("thread_end")
+                stop, end, watches = result["stop"], result.get("thread_end"), result.get("watches", [])
             except RelayError as exc:
                 if exc.code not in ("timeout", "target_exited"):
                     raise
@@ -159,14 +161,15 @@ class Commands(MycelCommands, EditingCommands):
                     source = (await _SOURCE.run(self.relay, _SOURCE.params(**session)))["source"]
                 except RelayError:
                     source = None
-            return stop, waited, source, (await _SESSIONS.run(self.relay, _SESSIONS.params()))["sessions"], end
+            return stop, waited, source, (await _SESSIONS.run(self.relay, _SESSIONS.params()))["sessions"], end, watches
 
         budget = op.budget(params, self.relay.request_timeout)
-        stop, waited, source, infos, end = self.relay.call(step_and_look(), budget)
+        stop, waited, source, infos, end, watches = self.relay.call(step_and_look(), budget)
         if prefix is None:
             live = [i for i in infos if i.state not in ("terminated", "failed")]
             prefix = f"[{handle.name}] " if len(live) > 1 else ""
-        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix, end, note)
+        return StopResult(handle.name, handle.state, stop, handle.exit_code, source, waited, prefix, end, note,
+                          watches)
 
     def _frame_id(self, handle: SessionHandle) -> int | None:
         stop = handle.stop
@@ -332,6 +335,8 @@ class Commands(MycelCommands, EditingCommands):
         frame = {} if "frame_id" in command.args else {"frame_id": self._frame_id(handle)}
         return ValueResult(self._run(command, handle, **frame)["variable"])
 
+    do_hover = do_eval  # the same line, evaluated in hover context and cut short
+
     def do_pull(self, command: Command) -> Result:
         handle = self.session(command.session)
         expression = command.text
@@ -369,44 +374,6 @@ class Commands(MycelCommands, EditingCommands):
     def do_replay(self, command: Command) -> ReplayResult:
         self.relay.flush_recordings()  # a session of this kernel that just ended is on disk whole
         return ReplayResult.of(command.extras.get("source") or "current")
-
-    # -- serving ----------------------------------------------------------------------------
-
-    def do_serve(self, command: Command) -> Result:
-        action = command.extras.get("action")
-        if action not in (None, "stop"):
-            raise RelayError("invalid_request", f"serve takes `stop` or nothing, not {action!r}.",
-                             f"Usage: {usage(command.magic)}")
-        if action == "stop":
-            url = self.stop_serving()
-            result = Result(f"stopped serving at {url}" if url else "not serving")
-            result.url = url
-            return result
-        if self.server is not None:
-            result = Result(f"already serving at {self.server.url}; stop it with `%debug_session serve stop` first "
-                            "to serve on another port or token")
-        else:
-            from ..server import RelayServer, ServerConfig
-            from ..server.runner import TOKEN_ENV
-
-            token = command.extras.get("token")
-            config = ServerConfig(port=command.extras.get("port", 0), token=token or "")
-            self.server = RelayServer(self.relay, config).start()
-            atexit.register(self.stop_serving)  # kernel shutdown: the token file goes with the server
-            where = (f"token: {token}" if token else f"token in {self.server.token_file}" if self.server.token_file
-                     else f"token from ${TOKEN_ENV}")
-            result = Result(f"serving this kernel's sessions at {self.server.url} (MCP at /mcp); {where}")
-        result.url, result.token_file = self.server.url, self.server.token_file
-        return result
-
-    def stop_serving(self) -> str | None:
-        """Stop `serve` (the relay and its sessions stay); the URL it served at, or None when it was not serving."""
-        server, self.server = self.server, None
-        if server is None:
-            return None
-        atexit.unregister(self.stop_serving)
-        server.stop()
-        return server.url
 
     # -- ending -----------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from ..model import Breakpoint
 from .grammar import split
 
 BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "output", "edit", "list", "rm", "clear", "disable",
-               "enable")
+               "enable", "save", "load", "profiles")
 
 
 # -- %bp -------------------------------------------------------------------------------------
@@ -19,7 +19,7 @@ BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "output", "edi
 class BpCommand:
     """A parsed ``%bp`` line: the verb, the breakpoint it describes (id 0, not yet added), the ids it names."""
 
-    verb: str  # line, func, exceptions, condition_errors, stage, output, edit, list, rm, clear, disable or enable
+    verb: str  # line, func, exceptions, condition_errors, stage, output, edit, list, rm, clear, disable, enable...
     spec: Breakpoint = field(default_factory=lambda: Breakpoint(id=0, kind="line"))
     ids: list[int] = field(default_factory=list)
     types: list[str] = field(default_factory=list)  # exceptions: the exception types it is limited to
@@ -77,6 +77,12 @@ def parse_bp_line(line: str) -> BpCommand:
     if not text:
         return BpCommand("list")
     first, _, rest = text.partition(" ")
+    if first in ("save", "load", "profiles"):
+        words = split(rest)
+        if len(words) != (first != "profiles"):
+            raise RelayError("invalid_request", f"Usage: %bp {first}" + (" NAME." if first != "profiles" else "."),
+                             "e.g. `%bp save smoke`, `%bp load smoke`, `%bp profiles`.")
+        return BpCommand(first, Breakpoint(id=0, kind="line", name=words[0] if words else None))
     if first in ("list", "rm", "clear", "disable", "enable"):
         words = split(rest)
         if first == "list":

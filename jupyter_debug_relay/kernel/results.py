@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import RelayError
-from ..model import Breakpoint, Frame, OutputPage, ProcessInfo, SessionInfo, StopInfo, Thread, Variable
+from ..model import Breakpoint, Frame, OutputPage, ProcessInfo, SessionInfo, StopInfo, Thread, Variable, Watch
 from ..source_text import line_of
 from ..text import (
     breakpoint_text,
@@ -20,6 +20,7 @@ from ..text import (
     signal_name,
     stop_text,
     stop_with_line,
+    watch_lines,
 )
 
 SOURCE_CONTEXT = 5  # lines shown around the current line in a stop's HTML
@@ -80,11 +81,12 @@ class StopResult(Result):
 
     def __init__(self, session: str, state: str, stop: StopInfo | None = None, exit_code: int | None = None,
                  source: str | None = None, waited: float | None = None, prefix: str = "",
-                 thread_end: dict[str, Any] | None = None, note: str = "") -> None:
+                 thread_end: dict[str, Any] | None = None, note: str = "", watches: list[Watch] | None = None) -> None:
         if stop is not None and stop.frame is not None and not stop.source_line and source is not None:
             # a frame the stop did not come with (`frame N`): its line from the source shown
             stop = dataclasses.replace(stop, source_line=line_of(source, stop.frame.line))
         self.session, self.state, self.stop, self.exit_code, self.source = session, state, stop, exit_code, source
+        self.watches = watches or []
         self.frame = stop.frame if stop else None
         self.thread_end = thread_end
         self.traceback = stop.exception.traceback.rstrip("\n") if stop and stop.exception else ""
@@ -100,7 +102,7 @@ class StopResult(Result):
             text += f": {note}" if note else ""
         else:
             text = state
-        super().__init__(prefix + text)
+        super().__init__(prefix + text + watch_lines(self.watches))
 
     def _repr_html_(self) -> str:
         headline = self.text.removesuffix(f"\n{self.traceback}") if self.traceback else self.text

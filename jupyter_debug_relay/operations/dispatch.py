@@ -83,13 +83,19 @@ class Dispatcher:
         budget = op.budget(params, self._relay.request_timeout)
         return self._relay.submit(_within(op.run(self._context, params), budget, name))
 
-    async def run_in(self, session: str, name: str, args: Mapping[str, Any]) -> Any:
-        """Run an operation on the relay loop, on ``session`` unless ``args`` name another (a command from outside)."""
-        op = operation(name)
-        if op.takes_session and args.get("session") is None:
-            args = {**args, "session": session}
+    async def run(self, name: str, args: Mapping[str, Any] | None = None) -> Any:
+        """Run an operation from any event loop: awaited in place on the relay loop, else submitted to it."""
         op, params = parse(name, args)
-        return await _within(op.run(self._context, params), op.budget(params, self._relay.request_timeout), name)
+        coro = _within(op.run(self._context, params), op.budget(params, self._relay.request_timeout), name)
+        if self._relay.on_loop():
+            return await coro
+        return await asyncio.wrap_future(self._relay.submit(coro))
+
+    async def run_in(self, session: str, name: str, args: Mapping[str, Any]) -> Any:
+        """Run an operation on ``session`` unless ``args`` name another (a command from outside)."""
+        if operation(name).takes_session and args.get("session") is None:
+            args = {**args, "session": session}
+        return await self.run(name, args)
 
     @property
     def _context(self) -> Context:

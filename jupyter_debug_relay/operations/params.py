@@ -188,10 +188,27 @@ class AddBreakpointParams(Params):
         None, description="For an output breakpoint: pause just after a line of output matching this regex.")
 
 
+class ScopedBreakpointParams(AddBreakpointParams):
+    """A breakpoint of every session, or (``session`` given) of that session only."""
+
+    session: StrictStr | None = Field(
+        None, description="The session the breakpoint belongs to (no other session stops there); default: every "
+        "session.")
+
+
+class BreakpointScope(Params):
+    """The breakpoints of every session, or those a session sees (its own and every session's)."""
+
+    session: StrictStr | None = Field(
+        None, description="Only the breakpoints this session sees: its own and the global ones; default: all.")
+
+
 class BreakpointIdParams(Params):
-    """One breakpoint by its id."""
+    """One breakpoint by its id (with ``session``: one that session sees)."""
 
     id: Id = Field(..., description="The breakpoint's id.")
+    session: StrictStr | None = Field(
+        None, description="A session: the breakpoint must be its own or a global one; default: any breakpoint.")
 
 
 class UpdateBreakpointParams(BreakpointIdParams):
@@ -221,12 +238,22 @@ class NoParams(Params):
 
 # -- server operations -------------------------------------------------------------------------------------
 
+TimeoutMinutes = Annotated[float, Field(gt=0, le=7 * 24 * 60, description="Idle minutes before the session is "
+                                        "stopped; default: the relay's idle timeout.")]
+
+
 class CreateParams(Params):
     """An empty session to launch, attach or connect into later; it ends after ``timeout_minutes`` idle."""
 
     name: StrictStr | None = None
-    timeout_minutes: Annotated[float, Field(gt=0, le=7 * 24 * 60, description="Idle minutes before the session "
-                                            "is stopped; default: the relay's idle timeout.")] | None = None
+    timeout_minutes: TimeoutMinutes | None = None
+
+
+class UpdateSessionParams(SessionParams):
+    """A session's new name and/or idle timeout (what is left out stays)."""
+
+    name: Annotated[StrictStr, Field(min_length=1, description="The session's new name.")] | None = None
+    timeout_minutes: TimeoutMinutes | None = None
 
 
 class IntoSession(Params):

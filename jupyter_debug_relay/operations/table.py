@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..backends import factory
+from ..engine.breakpoints import applies
 from ..engine.session import Session
 from ..errors import RelayError
 from ..model import (
@@ -25,8 +26,9 @@ from ..model import (
     Thread,
     Variable,
     VariablePage,
+    Watch,
 )
-from . import created, mycel, tools
+from . import created, keeping, mycel, tools, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
 
@@ -86,7 +88,7 @@ def _moving(move: Callable[[Session, Any], Awaitable[StopInfo | None]]) -> Run:
     async def run(ctx: Context, p: Any) -> dict[str, Any]:
         session = session_of(ctx, p.session)
         stop = await move(session, p)
-        return {"state": session.state, "stop": stop}
+        return await watching.with_watches(session, {"state": session.state, "stop": stop})
     return run
 
 
@@ -193,9 +195,24 @@ async def _reconnect(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
 
 # -- breakpoints -----------------------------------------------------------------------------------------
 
-async def _breakpoints(ctx: Context, p: P.NoParams) -> dict[str, Any]:
+def _owner(ctx: Context, key: str | None) -> str | None:
+    """The id of the session named ``key`` (``session_not_found`` when there is none), or None."""
+    return None if key is None else ctx.manager.get(key).id
+
+
+def _seen(ctx: Context, p: P.BreakpointIdParams) -> Breakpoint:
+    """Breakpoint ``p.id``, which session ``p.session`` (if given) must see."""
+    bp = ctx.manager.breakpoints.get(p.id)
+    owner = _owner(ctx, p.session)
+    if owner is not None and not applies(bp, owner):
+        raise RelayError("invalid_request", f"Breakpoint {bp.id} belongs to session {bp.session}, not {owner}.",
+                         f"List {owner}'s breakpoints with breakpoints(session={owner!r}).", {"field": "id"})
+    return bp
+
+
+async def _breakpoints(ctx: Context, p: P.BreakpointScope) -> dict[str, Any]:
     store = ctx.manager.breakpoints
-    return {"breakpoints": store.list(), "exceptions": store.exceptions}
+    return {"breakpoints": store.list(_owner(ctx, p.session)), "exceptions": store.exceptions}
 
 
 def _required(p: Any, kind: str, *names: str) -> None:
@@ -204,33 +221,35 @@ def _required(p: Any, kind: str, *names: str) -> None:
         raise RelayError("invalid_request", f"A {kind} breakpoint needs {' and '.join(missing)}.")
 
 
-async def _add_breakpoint(ctx: Context, p: P.AddBreakpointParams) -> dict[str, Any]:
+async def _add_breakpoint(ctx: Context, p: P.ScopedBreakpointParams) -> dict[str, Any]:
     store = ctx.manager.breakpoints
+    owner = _owner(ctx, p.session)
     if p.kind == "line":
         _required(p, "line", "path", "line")
-        bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message)
+        bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message, owner)
     elif p.kind == "function":
         _required(p, "function", "name")
-        bp = store.add_function(p.name, p.condition)
+        bp = store.add_function(p.name, p.condition, owner)
     elif p.kind == "output":
         _required(p, "output", "pattern")
-        bp = store.add_output(p.pattern)
+        bp = store.add_output(p.pattern, owner)
     else:
         _required(p, "stage", "flow", "stage")
-        bp = store.add_stage(p.flow, p.stage, p.rule_index, p.condition)
+        bp = store.add_stage(p.flow, p.stage, p.rule_index, p.condition, owner)
     await ctx.manager.sync_breakpoints(bp)
     return {"breakpoint": bp}
 
 
 async def _remove_breakpoint(ctx: Context, p: P.BreakpointIdParams) -> dict[str, Any]:
-    bp = ctx.manager.breakpoints.remove(p.id)
+    bp = ctx.manager.breakpoints.remove(_seen(ctx, p).id)
     await ctx.manager.sync_breakpoints(bp)
     return {"breakpoint": bp}
 
 
 async def _update_breakpoint(ctx: Context, p: P.UpdateBreakpointParams) -> dict[str, Any]:
-    bp = ctx.manager.breakpoints.update(p.id, condition=p.condition, hit_condition=p.hit_condition,
-                                        log_message=p.log_message)
+    bp = _seen(ctx, p)
+    ctx.manager.breakpoints.update(bp.id, condition=p.condition, hit_condition=p.hit_condition,
+                                   log_message=p.log_message)
     if p.enabled is not None:
         bp.enabled = p.enabled
     await ctx.manager.sync_breakpoints(bp)
@@ -373,28 +392,30 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               when="Use it when a Mycel session's connection dropped.",
               http=(f"POST {S}/reconnect",),
               example={}),
-    Operation("breakpoints", P.NoParams, _breakpoints, "The relay's breakpoints and exception mode.",
-              ("breakpoints", "exceptions"),
+    Operation("breakpoints", P.BreakpointScope, _breakpoints, "The relay's breakpoints and exception mode.",
+              ("breakpoints", "exceptions"), ("session_not_found",),
               when="Use it to see which breakpoints exist and whether they are verified.",
-              http=(f"GET {S}/breakpoints",)),
-    Operation("add_breakpoint", P.AddBreakpointParams, _add_breakpoint,
-              "Add a line, function, stage or output breakpoint.",
-              ("breakpoint",), ("invalid_request", "file_not_found", "invalid_line", "invalid_condition"),
+              http=(f"GET {S}/breakpoints", "GET /breakpoints")),
+    Operation("add_breakpoint", P.ScopedBreakpointParams, _add_breakpoint,
+              "Add a line, function, stage or output breakpoint (of one session, or of every session).",
+              ("breakpoint",), ("invalid_request", "session_not_found", "file_not_found", "invalid_line",
+                                "invalid_condition"),
               aliases={"setBreakpoint": {}},
-              when="Use it before launch (or while running) to stop at a line; condition makes it conditional.",
-              http=(f"POST {S}/breakpoints",),
+              when="Use it before launch (or while running) to stop at a line; condition makes it conditional; session "
+                   "makes it that session's only.",
+              http=(f"POST {S}/breakpoints", "POST /breakpoints"),
               example={"path": "main.py", "line": 3, "condition": "i > 100"}),
     Operation("remove_breakpoint", P.BreakpointIdParams, _remove_breakpoint, "Remove a breakpoint.",
-              ("breakpoint",), ("invalid_request",), aliases={"removeBreakpoint": {}},
+              ("breakpoint",), ("invalid_request", "session_not_found"), aliases={"removeBreakpoint": {}},
               when="Use it with a breakpoint id from add_breakpoint or breakpoints.",
-              http=(f"DELETE {S}/breakpoints/{{id}}",)),
+              http=(f"DELETE {S}/breakpoints/{{id}}", "DELETE /breakpoints/{id}")),
     Operation("update_breakpoint", P.UpdateBreakpointParams, _update_breakpoint,
               "Change a breakpoint in place: enable or disable it, or its condition, hit condition or log message.",
-              ("breakpoint",), ("invalid_request", "invalid_condition"),
+              ("breakpoint",), ("invalid_request", "session_not_found", "invalid_condition"),
               aliases={"enableBreakpoint": {"enabled": True}},
               when="Use it to switch a breakpoint off (enabled false) without losing it, or to change its condition, "
                    "hit condition or log message on live sessions.",
-              http=(f"PATCH {S}/breakpoints/{{id}}",),
+              http=(f"PATCH {S}/breakpoints/{{id}}", "PATCH /breakpoints/{id}"),
               example={"enabled": False}),
     Operation("set_exceptions", P.ExceptionsParams, _set_exceptions,
               "Stop on raised, uncaught or no exceptions, of some types only if given.",
@@ -413,6 +434,8 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
 
 OPERATIONS.update({op.name: op for op in created.operations(OPERATIONS)})
 OPERATIONS.update({op.name: op for op in tools.OPERATIONS})
+OPERATIONS.update({op.name: op for op in watching.OPERATIONS})
+OPERATIONS.update({op.name: op for op in keeping.operations(OPERATIONS)})
 
 # What each result key holds: the type the HTTP API's and MCP's result schemas are made from.
 RESULT_TYPES: dict[str, Any] = {
@@ -421,7 +444,9 @@ RESULT_TYPES: dict[str, Any] = {
     "start": int, "variable": Variable, "targets": list[str], "source": str, "chunks": list[OutputChunk],
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
     "breakpoint": Breakpoint, "exceptions": str, "exception_types": list[str], "stop_on_error": bool,
-    "thread_end": dict[str, Any] | None, "source_changed": bool, "source_note": str,
+    "thread_end": dict[str, Any] | None, "source_changed": bool, "source_note": str, "watches": list[Watch],
+    "timeout_minutes": float | None, "profiles": list[str], "profile": keeping.NamedProfile,
+    "export": keeping.SessionExport,
 }
 RESULT_TYPES.update(tools.RESULT_TYPES)
 

@@ -25,7 +25,7 @@ from ..errors import RelayError
 from ..operations import OPERATIONS
 from ..redact import mask
 from . import calls
-from .persist import Persistence, Profile, ProfilePut, SessionImport, check_unmasked, export, parse_body
+from .persist import Persistence, ProfilePut, parse_body
 from .routes import ROUTES, Route, start_options
 
 log = logging.getLogger(__name__)
@@ -157,12 +157,8 @@ class RelayApp:
         self.closing = asyncio.Event()
         self.persistence = Persistence(relay, config.home)
         routes = [
-            StarletteRoute("/breakpoint-profiles", self.profiles, methods=["GET"]),
             StarletteRoute("/breakpoint-profiles/{name}", self.get_profile, methods=["GET"]),
             StarletteRoute("/breakpoint-profiles/{name}", self.put_profile, methods=["PUT"]),
-            StarletteRoute("/breakpoint-profiles/{name}/load", self.load_profile, methods=["POST"]),
-            StarletteRoute("/sessions/import", self.import_session, methods=["POST"]),
-            StarletteRoute("/sessions/{session}/export", self.export_session, methods=["GET"]),
         ]
         routes += [StarletteRoute(r.path, self._endpoint(r), methods=[r.method], name=r.op_name) for r in ROUTES]
         routes += [
@@ -222,7 +218,10 @@ class RelayApp:
     async def shutdown(self, request: Request) -> Response:
         """End every session (reaping their targets), then stop serving."""
         self.closing.set()
-        await asyncio.to_thread(self.relay.close)
+        if self.relay.on_loop():  # served on the relay's loop: end the sessions here, the owner closes the relay
+            await self.relay.manager.close()
+        else:
+            await asyncio.to_thread(self.relay.close)
         if self._shutdown is not None:
             asyncio.get_running_loop().call_later(0.05, self._shutdown)
         return JSONResponse({"shutting_down": True})
@@ -231,16 +230,13 @@ class RelayApp:
         if self._openapi is None:
             from .openapi import document
 
-            self._openapi = document()
+            self._openapi = await asyncio.to_thread(document)  # built once, off the loop that serves
         return JSONResponse(self._openapi)
 
     # -- breakpoint profiles, export and import ------------------------------------------------
 
     def _shown(self, data: Any) -> JSONResponse:
         return JSONResponse(mask(data) if self.config.redact else data)
-
-    async def profiles(self, request: Request) -> Response:
-        return JSONResponse({"profiles": await asyncio.to_thread(self.persistence.store.names)})
 
     @_answering
     async def get_profile(self, request: Request) -> Response:
@@ -257,32 +253,6 @@ class RelayApp:
         saved = await asyncio.to_thread(self.persistence.store.save, name, breakpoints,
                                         given.exceptions or now["exceptions"])
         return self._shown(saved)
-
-    @_answering
-    async def load_profile(self, request: Request) -> Response:
-        """Make a profile's breakpoints in the relay (one already there is kept) and set its exception mode."""
-        saved = await asyncio.to_thread(self.persistence.store.load, request.path_params["name"])
-        profile = parse_body(Profile, "load_breakpoint_profile", {k: v for k, v in saved.items() if k != "name"})
-        made = await self.persistence.apply(profile)
-        return self._shown({"breakpoints": made, "exceptions": (await calls.run(self.relay, "breakpoints", {}))[
-            "exceptions"]})
-
-    @_answering
-    async def export_session(self, request: Request) -> Response:
-        session = (await calls.run(self.relay, "status", {"session": request.path_params["session"]}))["session"]
-        saved = await asyncio.to_thread(self.persistence.current)
-        return self._shown(export(session, calls.started_with(self.relay, session["id"]), saved))
-
-    @_answering
-    async def import_session(self, request: Request) -> Response:
-        """Make the export's breakpoints, then start its target as launch (attach, connect) would, and wait."""
-        body = await _json_body(request)
-        given = parse_body(SessionImport, "import", body)
-        check_unmasked(body["start"])
-        args = {**given.start.args, **({"name": given.name} if given.name else {})}
-        await self.persistence.apply(given)
-        return JSONResponse(await calls.run_start(self.relay, given.start.operation, args, given.wait, given.timeout,
-                                                  self.config.redact))
 
     # -- events -------------------------------------------------------------------------------
 

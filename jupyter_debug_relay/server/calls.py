@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from typing import Any
 
 from ..errors import RelayError
@@ -11,22 +9,14 @@ from ..model import as_dict
 from ..operations import OPERATIONS
 from ..redact import mask
 
-# How each session of a relay was started through the server (operation and arguments), for its export.
-_STARTED: weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
-
-
-def started_with(relay: Any, session: str) -> dict[str, Any] | None:
-    """``{"operation", "args"}`` that started ``session`` through HTTP or MCP, or None."""
-    return _STARTED.get(relay, {}).get(session)
-
 
 async def run(relay: Any, name: str, args: dict[str, Any], redact: bool = True) -> Any:
     """The JSON result of operation ``name``; a ``RelayError`` as it came."""
-    result = await asyncio.wrap_future(relay.operations.submit(name, args))
+    result = await relay.operations.run(name, args)
     out = as_dict(result)
     if name == "output":
         after = {"session": args.get("session"), "since": out["cursor"], "limit": 1}
-        out["has_more"] = bool((await asyncio.wrap_future(relay.operations.submit(name, after))).chunks)
+        out["has_more"] = bool((await relay.operations.run(name, after)).chunks)
     return mask(out) if redact else out
 
 
@@ -51,8 +41,6 @@ async def run_start(relay: Any, name: str, args: dict[str, Any], wait: bool, tim
     """launch, attach or connect, then (``wait``) the first stop or the end, as a step answers."""
     started = await run(relay, name, args, redact)
     session = started["session"]
-    _STARTED.setdefault(relay, {})[session["id"]] = {
-        "operation": name, "args": {key: value for key, value in args.items() if key != "session"}}
     if not wait:
         return {"session": session, "state": session["state"], "stop": None}
     waited = await run_waiting(relay, "wait", {"session": session["id"], "timeout": timeout}, redact)

@@ -11,10 +11,11 @@ from pydantic import BaseModel, Field, TypeAdapter, create_model
 
 from .. import __version__
 from ..errors import HINTS
-from ..model import SessionInfo
+from ..model import SessionInfo, Watch
+from ..operations.keeping import NamedProfile
 from ..operations.table import RESULT_TYPES
 from .app import STATUS
-from .persist import NamedProfile, ProfilePut, SessionExport, SessionImport
+from .persist import ProfilePut
 from .routes import ROUTES, Route, _camel
 
 REF = "#/components/schemas/{model}"
@@ -44,6 +45,8 @@ def result_model(route: Route) -> type[BaseModel]:
     if route.waits:
         fields["exit_code"] = (int | None, None)
         fields["line_text"] = (str | None, Field(None, description="The source line the stop is on."))
+        fields["watches"] = (list[Watch] | None, Field(None, description="The session's watch expressions and "
+                                                         "their values at the stop (when it has any)."))
     if route.starts:
         fields["session"] = (SessionInfo, ...)
     if route.op_name == "output":
@@ -97,7 +100,8 @@ def _operation(route: Route, components: dict[str, Any], errors: dict[str, Any])
 
 
 def _persistence(components: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]:
-    """Breakpoint profiles, session export and import (seed 004 §5.7)."""
+    """Breakpoint profiles shown and given whole (seed 004 §5.7); listing, saving, loading, export and import are
+    operations."""
     def answer(model: type[BaseModel]) -> dict[str, Any]:
         return {"200": {"description": "OK", "content": {"application/json": {
             "schema": _schema(components, model, model.__name__)}}}, **errors}
@@ -108,12 +112,8 @@ def _persistence(components: dict[str, Any], errors: dict[str, Any]) -> dict[str
 
     name = [{"name": "name", "in": "path", "required": True,
              "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"}}]
-    session = [{"name": "session", "in": "path", "required": True, "schema": {"type": "string"}}]
     spec = {"kind": "line", "path": "main.py", "line": 3, "condition": "i > 100", "enabled": True}
-    names = create_model("ProfileNames", profiles=(list[str], ...))
     return {
-        "/breakpoint-profiles": {"get": {"operationId": "breakpoint_profiles", "summary": "The saved profiles' names.",
-                                         "responses": answer(names)}},
         "/breakpoint-profiles/{name}": {
             "get": {"operationId": "breakpoint_profile", "summary": "A profile: its breakpoints and exception mode.",
                     "parameters": name, "responses": answer(NamedProfile)},
@@ -121,20 +121,6 @@ def _persistence(components: dict[str, Any], errors: dict[str, Any]) -> dict[str
                     "empty body: the relay's breakpoints now), replacing one of that name.", "parameters": name,
                     "requestBody": body(ProfilePut, {"breakpoints": [spec], "exceptions": "uncaught"}),
                     "responses": answer(NamedProfile)}},
-        "/breakpoint-profiles/{name}/load": {"post": {
-            "operationId": "load_breakpoint_profile", "summary": "Make a profile's breakpoints in the relay (the same "
-            "spec twice is one breakpoint) and set its exception mode.", "parameters": name,
-            "responses": answer(result_model(next(r for r in ROUTES if r.op_name == "breakpoints")))}},
-        "/sessions/{session}/export": {"get": {
-            "operationId": "export", "summary": "A session's launch configuration and the relay's breakpoints (for "
-            "a session started through this server); secrets masked.", "parameters": session,
-            "responses": answer(SessionExport)}},
-        "/sessions/import": {"post": {
-            "operationId": "import", "summary": "Make an export's breakpoints and start its target again in a new "
-            "session; answers as launch does.",
-            "requestBody": body(SessionImport, {"version": 1, "start": {"operation": "launch", "args": {
-                "program": "main.py"}}, "breakpoints": [spec], "exceptions": "none", "timeout": 10}),
-            "responses": answer(result_model(next(r for r in ROUTES if r.op_name == "launch")))}},
     }
 
 
@@ -162,7 +148,12 @@ def document() -> dict[str, Any]:
                        {"name": "Last-Event-ID", "in": "header", "required": False,
                         "schema": {"type": "string", "pattern": "^[0-9]+$"}}],
         "responses": {"200": {"description": "An event stream",
-                              "content": {"text/event-stream": {"schema": {"type": "string"}}}}, **errors}}}
+                              "content": {"text/event-stream": {"schema": {
+                                  "type": "object", "description": "One event of the stream.",
+                                  "properties": {"id": {"type": "string", "description": "The event's seq."},
+                                                 "event": {"type": "string", "description": "Its type."},
+                                                 "data": {"type": "string", "description": "Its JSON."}}}}}},
+                    **errors}}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "jupyter_debug_relay", "version": __version__,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
 import secrets
 import socket
-import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -63,7 +63,7 @@ class RelayServer:
         self._server = uvicorn.Server(uvicorn.Config(
             self._app, interface="asgi3", log_level="warning", lifespan="on", timeout_graceful_shutdown=3, ws="none",
             proxy_headers=False, server_header=False))
-        self._thread: threading.Thread | None = None
+        self._serving: concurrent.futures.Future[None] | None = None
         self.token_file = self._write_token_file() if (generated if token_file is None else token_file) else None
 
     @property
@@ -110,21 +110,23 @@ class RelayServer:
             self._cleanup()
 
     def start(self) -> RelayServer:
-        """Serve on a daemon thread; returns once it accepts connections."""
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[self._sock])),
-                                        name="relay server", daemon=True)
-        self._thread.start()
+        """Serve on the relay's own loop (a request reaches the operations with no thread hop); returns once it
+        accepts connections."""
+        self._serving = self.relay.submit(self._server.serve(sockets=[self._sock]))
+        deadline = time.monotonic() + 30
         while not self._server.started:
-            if not self._thread.is_alive():
+            if self._serving.done() or time.monotonic() > deadline:
                 raise RelayError("adapter_failed", "The relay server did not start.")
-            self._thread.join(0.01)
+            time.sleep(0.005)
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop serving (the relay stays open: its owner closes it)."""
         self.request_exit()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._serving is not None:
+            with contextlib.suppress(Exception):
+                self._serving.result(timeout)
+            self._serving = None
         self._cleanup()
 
     def _cleanup(self) -> None:

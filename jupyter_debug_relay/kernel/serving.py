@@ -1,0 +1,50 @@
+"""``%debug_session serve [--port P] [--token T] | serve stop``: this kernel's relay over HTTP and MCP."""
+
+from __future__ import annotations
+
+import atexit
+from typing import Any
+
+from ..errors import RelayError
+from .grammar import Command, usage
+from .results import Result
+
+
+class ServeCommands:
+    """The ``serve`` word of ``%debug_session`` (mixed into ``Commands``, which holds ``server``)."""
+
+    def do_serve(self: Any, command: Command) -> Result:
+        action = command.extras.get("action")
+        if action not in (None, "stop"):
+            raise RelayError("invalid_request", f"serve takes `stop` or nothing, not {action!r}.",
+                             f"Usage: {usage(command.magic)}")
+        if action == "stop":
+            url = self.stop_serving()
+            result = Result(f"stopped serving at {url}" if url else "not serving")
+            result.url = url
+            return result
+        if self.server is not None:
+            result = Result(f"already serving at {self.server.url}; stop it with `%debug_session serve stop` first "
+                            "to serve on another port or token")
+        else:
+            from ..server import RelayServer, ServerConfig
+            from ..server.runner import TOKEN_ENV
+
+            token = command.extras.get("token")
+            config = ServerConfig(port=command.extras.get("port", 0), token=token or "")
+            self.server = RelayServer(self.relay, config).start()
+            atexit.register(self.stop_serving)  # kernel shutdown: the token file goes with the server
+            where = (f"token: {token}" if token else f"token in {self.server.token_file}" if self.server.token_file
+                     else f"token from ${TOKEN_ENV}")
+            result = Result(f"serving this kernel's sessions at {self.server.url} (MCP at /mcp); {where}")
+        result.url, result.token_file = self.server.url, self.server.token_file
+        return result
+
+    def stop_serving(self: Any) -> str | None:
+        """Stop `serve` (the relay and its sessions stay); the URL it served at, or None when it was not serving."""
+        server, self.server = self.server, None
+        if server is None:
+            return None
+        atexit.unregister(self.stop_serving)
+        server.stop()
+        return server.url
