@@ -208,7 +208,7 @@ class ValueResult(Result):
         super().__init__(variable.value)
 
 
-SESSION_COLUMNS = ("CUR", "ID", "NAME", "BACKEND", "STATE", "DETAIL", "AT", "TARGET")
+SESSION_COLUMNS = ("CUR", "ID", "UID", "NAME", "BACKEND", "STATE", "DETAIL", "AT", "TARGET")
 
 
 class SessionsResult(Result):

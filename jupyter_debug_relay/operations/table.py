@@ -100,7 +100,8 @@ def _resume(action: str) -> Run:
         thread = p.thread_id if p.thread_id is not None or stopped is None else stopped.thread_id
         ends = session.ends
         stop = await session.resume(action, p.thread_id, p.wait, p.timeout)
-        return {"state": session.state, "stop": stop, "thread_end": session.finished_since(thread, ends)}
+        return await watching.with_watches(
+            session, {"state": session.state, "stop": stop, "thread_end": session.finished_since(thread, ends)})
     return run
 
 
