@@ -144,7 +144,7 @@ REVERSE_PEER = r"""
 import json, os, socket, sys
 args = sys.argv[1:]
 if "--connect" not in args:
-    sys.exit(0)  # the relay's check that this "interpreter" runs
+    os.execv(sys.executable, [sys.executable, *args])  # the relay's probe of this "interpreter": a real one answers
 port = int(args[args.index("--connect") + 1].rpartition(":")[2])
 boot = json.loads(os.environ.get("JUPYTER_DEBUG_RELAY_BOOT", "{}"))
 token = boot.get("token") or args[args.index("--adapter-access-token") + 1]  # where the relay put it
