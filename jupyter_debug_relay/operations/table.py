@@ -101,7 +101,8 @@ def _resume(action: str) -> Run:
         ends = session.ends
         stop = await session.resume(action, p.thread_id, p.wait, p.timeout)
         return await watching.with_watches(
-            session, {"state": session.state, "stop": stop, "thread_end": session.finished_since(thread, ends)})
+            session, {"state": session.state, "stop": stop,
+                      "thread_end": session.finished_since(thread, ends) if p.wait else None})
     return run
 
 
