@@ -33,6 +33,7 @@ DEFAULT_RECORD_CAP = 32 << 20  # bytes per recording
 BATCH = 0.02  # seconds the writer gathers events before it writes them
 SNAPSHOT_FRAMES, SNAPSHOT_VARIABLES = 20, 50
 KEPT_PAST_CAP = ("session", "terminated", "exited")  # still written after twice the cap
+MAX_QUEUED_OUTPUT = 4 << 20  # output text waiting for the writer at most; more is counted as dropped, not held
 
 
 @dataclass
@@ -71,6 +72,8 @@ class SessionStore:
         self._writer = threading.Thread(target=self._write_loop, name="session store", daemon=True)
         self._pruned = False
         self._flushed: list[threading.Event] = []  # flush() callers to wake once the batch is written
+        self._queued_output = 0  # characters of output text on the queue (the writer takes them off)
+        self._queued_lock = threading.Lock()
 
     # -- the loop side ----------------------------------------------------------------------
 
@@ -95,7 +98,13 @@ class SessionStore:
             self._watchers[session.id] = CommandWatcher(self, session, folder / COMMANDS)
 
     def _on_event(self, event: Event) -> None:
-        self._queue.put(("event", event))
+        size = len(event.body.get("text") or "") if event.event == "output" else 0
+        with self._queued_lock:
+            if size and self._queued_output + size > MAX_QUEUED_OUTPUT:  # a flood: the ring keeps it, we count it
+                self._queue.put(("dropped", event.session, size))
+                return
+            self._queued_output += size
+        self._queue.put(("event", event, size))
 
     def at_stop(self, session: Session) -> None:
         """A stop began: look at it ourselves if it lasts, unless someone else does."""
@@ -188,6 +197,8 @@ class SessionStore:
                 self.home.prune(self.retention)
         elif kind == "event":
             event: Event = item[1]
+            with self._queued_lock:
+                self._queued_output -= item[2]
             targets = [recordings[event.session]] if event.session in recordings else (
                 [r for r in recordings.values() if r.entry["state"] not in ENDED] if event.session == "" else [])
             body, capabilities = event.body, None
@@ -201,6 +212,11 @@ class SessionStore:
                     if capabilities and rec.entry.get("capabilities") != capabilities:
                         rec.entry["capabilities"], rec.dirty = capabilities, True
                 self._add(rec, event.seq, event.ts, event.event, body)
+        elif kind == "dropped":
+            rec = recordings.get(item[1])
+            if rec is not None:
+                rec.dropped_events += 1
+                rec.dropped_bytes += item[2]
         elif kind == "snapshot":
             _, session_id, stop_seq, data = item
             rec = recordings.get(session_id)
