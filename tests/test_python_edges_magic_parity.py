@@ -83,11 +83,13 @@ def test_the_magics_set_attributes_and_items_complete_page_the_stack_and_clear_o
     assert kernel.magic("%dbg set p.nothing.x = 1").text.startswith("error evaluation_failed:")
     completions = kernel.magic("%dbg complete p.").text.splitlines()
     assert {"x", "y", "norm"} <= set(completions) and len(completions) == len(set(completions))
-    page = kernel.magic("%dbg where --start 10 --levels 3").text.splitlines()
+    page = [line for line in kernel.magic("%dbg where --start 10 --levels 3").text.splitlines()
+            if "│" not in line]  # each frame's source line stands under it
     assert page[:3] == [f"  #{n} dive() at app.py:{line_of(app, 'return dive(depth - 1)')}" for n in (10, 11, 12)]
     assert page[3] == "… frames 10–12 of 32 (use --start/--levels for more)"
     last = kernel.magic("%dbg where --start 31").text.splitlines()
     assert last == [f"→ #31 <module>() at app.py:{line_of(app, 'dive(30)')}",  # the frame chosen with `frame 31`
+                    f"      {line_of(app, 'dive(30)')} │ dive(30)",
                     "… frames 31–31 of 32 (use --start/--levels for more)"]
     assert "bottom" in kernel.magic("%dbg output").text
     assert kernel.magic("%dbg output --clear").text.startswith("cleared the output of s1")

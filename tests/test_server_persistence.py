@@ -79,7 +79,7 @@ def test_named_profiles_are_saved_listed_shown_and_loaded(tmp_path):
         bp = ok(api.post("/breakpoints", json=add))["breakpoint"]
         kept = ok(api.put("/breakpoint-profiles/smoke"))  # no body: the relay's breakpoints now
         assert kept == {"name": "smoke", "breakpoints": [{"kind": "line", "enabled": True, **add}],
-                        "exceptions": "none"}
+                        "exceptions": "uncaught"}
         call = {"kind": "line", "path": app, "line": line_of(app, "# call")}
         ok(api.put("/breakpoint-profiles/calls", json={"breakpoints": [call], "exceptions": "uncaught"}))
         assert ok(api.get("/breakpoint-profiles")) == {"profiles": ["calls", "smoke"]}

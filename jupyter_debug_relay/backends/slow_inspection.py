@@ -9,12 +9,16 @@ takes long (``relaySlowValue``), so a request that runs out of time says which v
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 from ..errors import RelayError
 
 T = TypeVar("T")
+# How deep in inspections the running task is: an inspection's inner ones (a listing's len) leave the naming to
+# the outer one. Per task, so an inspection another caller runs meanwhile (the store's snapshot) is not "inner".
+_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("inspection_depth", default=0)
 
 
 class SlowInspection:
@@ -25,18 +29,18 @@ class SlowInspection:
     _unblocked = False  # pydevd resumed them: its next stop of the stopped thread is them suspended again
     _stopped_thread: int | None = None
     _slow_value: str | None = None  # the value the boot said is slow to show, in the current inspection
-    _depth = 0
 
     async def _inspect(self, what: str, details: dict[str, Any], call: Awaitable[T]) -> T:
         """Run an inspection; a ``timeout`` names the slow value (else ``what``) and leaves the session paused."""
         self._inspected = True
-        if self._depth == 0:
+        depth = _DEPTH.get()
+        if depth == 0:
             self._slow_value = None
-        self._depth += 1
+        token = _DEPTH.set(depth + 1)
         try:
             return await call
         except RelayError as exc:
-            if exc.code != "timeout" or self._depth > 1:
+            if exc.code != "timeout" or depth > 0:
                 raise
             slow = self._slow_value
             named = f"the value of {slow!r}" if slow else what
@@ -46,7 +50,7 @@ class SlowInspection:
                 "Look at other values, or evaluate something cheaper (type(x), len(x)); a Relay with a larger "
                 "request_timeout waits longer.", {**details, "slow_value": slow}) from None
         finally:
-            self._depth -= 1
+            _DEPTH.reset(token)
 
     def _event_relaySlowValue(self, body: dict[str, Any]) -> None:
         """The boot's word that a value's text has taken a second so far."""

@@ -66,6 +66,7 @@ class Session(BackendEvents):
         self._stop_seq = 0  # the seq of the stopped event of the current stop
         self.uid: str | None = None  # the session store's unique id, when the relay records
         self.seen: dict[str, Any] = {}  # what was looked at during this stop: the store's snapshot of it
+        self.listing = 0  # variables requests under way (each may run the target's __repr__ code)
         self.waiters = 0  # callers waiting for a stop: while there are any, the session is not idle
         self.watches: list[str] = []  # expressions evaluated at every stop, returned with it
         self.started_with: dict[str, Any] | None = None  # {"operation", "args"} that started its target (export)
@@ -358,7 +359,11 @@ class Session(BackendEvents):
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
         self.require_paused()
-        page = await self.backend.variables(ref, max(0, start), max(1, count))
+        self.listing += 1
+        try:
+            page = await self.backend.variables(ref, max(0, start), max(1, count))
+        finally:
+            self.listing -= 1
         page.items = [self._cut(v) for v in page.items]
         scopes = self.seen.get("scopes")
         if scopes and scopes[0].ref == ref and start <= 0:

@@ -123,7 +123,7 @@ class SessionStore:
             if here() and "scopes" not in session.seen and session.seen.get("frames"):
                 await session.scopes(session.seen["frames"][0].id)
             scopes = session.seen.get("scopes")
-            if here() and scopes and "variables" not in session.seen:
+            if here() and scopes and "variables" not in session.seen and not session.listing:  # never a 2nd repr
                 await session.variables(scopes[0].ref, 0, SNAPSHOT_VARIABLES)
         except Exception as exc:  # a stop that cannot be looked at is recorded without its snapshot
             log.debug("no snapshot of %s: %r", session.id, exc)
