@@ -220,6 +220,7 @@ class SessionInfo:
     stopped_by_user: bool = False  # ended by terminate: its exit code is the relay's kill, not the target's doing
     waiting_for_input: bool = False  # a running target blocked reading the stdin the relay holds
     uid: str | None = None  # the unique id of its recording (YYYYMMDD-HHMMSS-xxxx), when the relay records
+    startup: dict[str, float] = field(default_factory=dict)  # ms per phase of its (last) start, in order
 
 
 @dataclass

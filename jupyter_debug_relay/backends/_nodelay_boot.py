@@ -58,6 +58,7 @@ BOOT_MODULE = "_jupyter_debug_relay_boot"  # this module's name in sys.modules, 
 LOADED: dict = {}  # file -> its st_mtime_ns when its code first ran (None: not a file)
 SLOW_VALUE = 1.0  # seconds of making one value's text before the relay is told its name
 RESOLVING: dict = {"variable": None, "since": 0.0, "told": None}  # the value whose text pydevd is making
+STARTUP = {"interpreter start": time.time()}  # phase -> when it ended (wall clock, the relay's too)
 
 
 def stop_debugging() -> None:
@@ -219,7 +220,86 @@ def watch_slow_values(module) -> None:  # noqa: ANN001 - pydevd's pydevd_suspend
     abstract.get_var_data = get_var_data
 
 
-AFTER_IMPORT = {"_pydevd_bundle.pydevd_suspended_frames": watch_slow_values}  # module -> what to add to it
+def describe_only_when_logged(log) -> None:  # noqa: ANN001 - debugpy's common/log.py
+    """debugpy describes the environment (every installed distribution's metadata, read twice: 0.5 s in a venv
+    of 150 packages) before it knows whether a log will take it; describe only when one takes ``info``."""
+    describe = log.describe_environment
+
+    def describe_environment(header: str) -> None:
+        if "info" in log._levels:
+            describe(header)
+
+    log.describe_environment = describe_environment
+
+
+def start_without_pause(pydevd) -> None:  # noqa: ANN001 - pydevd.py
+    """``PyDB.initialize_network`` sleeps 0.1 s to "give threads time to start"; ``Thread.start`` already
+    returns once its thread runs, so the sleep only delays the program (the pause is skipped in that call only)."""
+    initialize = pydevd.PyDB.initialize_network
+    clock = pydevd.time
+    caller: list = []
+
+    class Clock:
+        """pydevd's ``time`` module, but for the calling thread's sleep in ``initialize_network``."""
+
+        def __getattr__(self, name: str):  # noqa: ANN204
+            return getattr(clock, name)
+
+        @staticmethod
+        def sleep(seconds: float) -> None:
+            if pydevd.threading.get_ident() not in caller:
+                clock.sleep(seconds)
+
+    def initialize_network(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - pydevd's signature
+        caller.append(pydevd.threading.get_ident())
+        pydevd.time = Clock()
+        try:
+            return initialize(self, *args, **kwargs)
+        finally:
+            pydevd.time = clock
+            caller.clear()
+
+    pydevd.PyDB.initialize_network = initialize_network
+
+
+def report_startup(pydevd) -> None:  # noqa: ANN001 - pydevd.py
+    """Tell the relay when this process's phases of the start ended, once pydevd has its configuration."""
+    configured = pydevd.PyDB.on_configuration_done
+
+    def on_configuration_done(self):  # noqa: ANN001, ANN202 - pydevd's signature
+        if STARTUP:
+            tell_relay("relayStartup", dict(STARTUP))
+            STARTUP.clear()
+        return configured(self)
+
+    pydevd.PyDB.on_configuration_done = on_configuration_done
+
+
+def adjust_pydevd(pydevd) -> None:  # noqa: ANN001 - pydevd.py
+    start_without_pause(pydevd)
+    report_startup(pydevd)
+
+
+def module_path_as_python_sets_it(runner) -> None:  # noqa: ANN001 - pydevd's copy of runpy, which debugpy uses
+    """``python -m`` puts the working directory's full path first on ``sys.path``; debugpy puts ``""`` (which
+    would follow a later ``chdir``). The module runs with the full path, as in a plain run."""
+    run_module_as_main = runner._run_module_as_main
+
+    def run(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - runpy's own signature
+        runner._run_module_as_main = run_module_as_main
+        if sys.path and sys.path[0] == "":
+            sys.path[0] = os.getcwd()
+        return run_module_as_main(*args, **kwargs)
+
+    runner._run_module_as_main = run
+
+
+AFTER_IMPORT = {  # module -> what to add to it
+    "_pydevd_bundle.pydevd_suspended_frames": watch_slow_values,
+    "debugpy.common.log": describe_only_when_logged,
+    "pydevd": adjust_pydevd,
+    "_pydevd_bundle.pydevd_runpy": module_path_as_python_sets_it,
+}
 
 
 def watch_loads() -> None:
@@ -271,8 +351,10 @@ def main() -> None:
     original_connect = socket.socket.connect
 
     def connect(self: socket.socket, address: object) -> None:
+        began = time.time()
         original_connect(self, address)
         if isinstance(address, tuple) and len(address) >= 2 and address[1] == adapter_port:
+            STARTUP.setdefault("debugger import", began)
             self.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             socket.socket.connect = original_connect  # type: ignore[method-assign]
 

@@ -27,6 +27,7 @@ from ..model import (
 )
 from ..protocols import tasks
 from .messages import Shape
+from .startup import StartupClock
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,7 @@ class Backend(abc.ABC):
         self.target: str = ""
         self.breakpoint_results: dict[int, BreakpointResult] = {}
         self.end_error: RelayError | None = None  # why the target ended, when it ended on an error the peer named
+        self.startup = StartupClock()  # a backend is made to start once (restart makes another)
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:

@@ -95,6 +95,7 @@ class DapBackend(DapFeatures, Backend):
             stream = await self._connect_when_listening()
         self.channel = DapChannel(stream, self._on_event, self._on_reverse, self._on_close, self.request_timeout)
         self.channel.start()
+        self.startup.mark("connect")
 
     async def _connect_when_listening(self, within: float = 10.0) -> ByteStream:
         """Connect to the port of an adapter started here, once it listens (while it lives)."""
@@ -149,9 +150,12 @@ class DapBackend(DapFeatures, Backend):
             raise self.start_failed(started.exception())
         if not self._initialized.done():
             await self.channel.wait("initialized", self._initialized)
+        self.startup.mark("handshake")
         await self.apply_breakpoints(breakpoints, exceptions)
+        self.startup.mark("breakpoints")
         if self.capabilities.get("supportsConfigurationDoneRequest", True):
             await self.request("configurationDone")
+        self.startup.mark("configuration done")
         try:
             await self.channel.wait(self.request_kind, started)
         except RelayError as exc:
@@ -185,6 +189,7 @@ class DapBackend(DapFeatures, Backend):
             self._initialized.set_result(None)
 
     def _event_stopped(self, body: wire.StoppedEvent) -> None:
+        self.startup.mark("run to first stop")
         self.spawn(self._report_stop(body))
 
     async def _report_stop(self, body: wire.StoppedEvent, pending: list[int] | None = None) -> None:
@@ -220,6 +225,7 @@ class DapBackend(DapFeatures, Backend):
             pending = await self._threads_at_breakpoints(stop.stopped_threads, thread_id) if multi else []
         self._pending_hits = pending
         stop.also_hit = list(pending)
+        self.startup.mark("first stack")
         self.events.on_stopped(stop)
 
     async def _threads_at_breakpoints(self, threads: list[int], but: int) -> list[int]:
@@ -326,6 +332,7 @@ class DapBackend(DapFeatures, Backend):
             else:
                 full_env[key] = value
         self.terminal_proc = proc = await process.spawn(argv, cwd=cwd, env=full_env, what="target")
+        self.startup.mark("spawn")
         self.spawn(forward_text(proc.stdout, partial(self.events.on_output, "stdout")))
         self.spawn(forward_text(proc.stderr, partial(self.events.on_output, "stderr")))
         return proc

@@ -22,6 +22,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from typing import Any
 
 import debugpy
@@ -96,6 +97,7 @@ class PydevdDirectBackend(DebugpyBackend):
                 check.cancel()
         self.channel = DapChannel(stream, self._on_event, self._on_reverse, self._on_close, self.request_timeout)
         self.channel.start()
+        self.startup.mark("connect")
 
     async def _await_connection(self, proven: asyncio.Future[ByteStream],
                                 proc: asyncio.subprocess.Process) -> ByteStream:
@@ -113,6 +115,13 @@ class PydevdDirectBackend(DebugpyBackend):
                              "Its output says why: session.output() or `%debug_session output`.",
                              {"exit_code": proc.returncode})
         raise RelayError("timeout", f"The target's debugpy did not connect within {CONNECT_TIMEOUT:g} s.")
+
+    def _event_relayStartup(self, body: dict[str, Any]) -> None:
+        """The boot's word of when the target's own phases ended (interpreter start, debugger import)."""
+        for phase in ("interpreter start", "debugger import"):
+            at = body.get(phase)
+            if isinstance(at, float) and self.startup.begun <= at <= time.time():
+                self.startup.mark(phase, at)
 
     def _event_relayForked(self, body: dict[str, Any]) -> None:
         """The boot's word that the target forked a child, which runs free of the debugger."""

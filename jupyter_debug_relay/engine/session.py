@@ -114,6 +114,7 @@ class Session(BackendEvents):
             exit_code=self.exit_code, error=self.error.to_dict() if self.error else None, stop=self.stop,
             pid=self.backend.pid, parent=self.parent, stopped_by_user=self.stopped_by_user,
             waiting_for_input=self.state == "running" and self.backend.waiting_for_input(), uid=self.uid,
+            startup=self.backend.startup.durations(),
         )
 
     def require_paused(self) -> None:

@@ -1,0 +1,75 @@
+"""A launched target sees what a plain run of it sees, on the fast path and through debugpy's adapter alike."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from jupyter_debug_relay import RelayError
+
+SHOW = """
+import json, os, signal, sys
+import __main__
+
+print(json.dumps({
+    "argv": sys.argv,
+    "path": sys.path,
+    "cwd": os.getcwd(),
+    "main": [__name__, os.path.realpath(__main__.__file__), getattr(__main__.__spec__, "name", None)],
+    "environ": dict(os.environ),
+    "sitecustomize": getattr(sys.modules.get("sitecustomize"), "__file__", None),
+    "signals": {name: repr(signal.getsignal(getattr(signal, name))) for name in ("SIGINT", "SIGTERM", "SIGPIPE")},
+    "stdio": [sys.stdin.encoding, sys.stdout.encoding, sys.stdout.errors],
+}))
+sys.exit(int(sys.argv[-1]))
+"""
+DEBUGPYS_OWN = {"DEBUGPY_RUNNING": "true", "PYDEVD_USE_FRAME_EVAL": "NO"}  # debugpy sets them in any debuggee
+
+
+def seen_by(session) -> dict:
+    with pytest.raises(RelayError):
+        session.wait_for_stop(30)  # the program runs to its end
+    shown = json.loads("".join(c.text for c in session.output().chunks if c.category == "stdout"))
+    shown["environ"] = {k: v for k, v in shown["environ"].items() if k not in DEBUGPYS_OWN}
+    return {**shown, "exit code": session.exit_code}
+
+
+@pytest.mark.parametrize("subprocess_", [False, True], ids=["fast path", "debugpy adapter"])
+def test_argv_path_environment_cwd_main_signals_and_exit_code_are_a_plain_runs(
+        relay, write, tmp_path, monkeypatch, subprocess_):
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")  # the plain run's output must not depend on the relay's default
+    app = write("pkg/show.py", SHOW)
+    work = tmp_path / "work"
+    work.mkdir()
+    args = ["two words", "--flag=x", "ü", "3"]
+    plain_run = subprocess.run([sys.executable, app, *args], capture_output=True, text=True, cwd=work,
+                               env=dict(os.environ))
+    plain = {**json.loads(plain_run.stdout), "exit code": plain_run.returncode}
+    session = relay.launch(app, args=args, cwd=str(work), subprocess=subprocess_)
+    assert seen_by(session) == plain
+    assert plain["exit code"] == 3 and plain["argv"][1:] == args
+
+
+def test_a_module_sees_its_plain_runs_argv_path_and_main(relay, write, tmp_path):
+    write("tool/__init__.py", "")
+    write("tool/__main__.py", SHOW)
+    plain_run = subprocess.run([sys.executable, "-m", "tool", "a", "0"], capture_output=True, text=True,
+                               cwd=tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    plain = {**json.loads(plain_run.stdout), "exit code": plain_run.returncode}
+    session = relay.launch(module="tool", args=["a", "0"], cwd=str(tmp_path), env={"PYTHONUNBUFFERED": "1"})
+    assert seen_by(session) == plain
+    assert plain["main"][2] == "tool.__main__"
+
+
+def test_a_target_killed_by_a_signal_ends_as_a_plain_run_does(relay, write):
+    app = write("wait.py", "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n")
+    plain = subprocess.run([sys.executable, app], capture_output=True).returncode
+    session = relay.launch(app)
+    with pytest.raises(RelayError):
+        session.wait_for_stop(30)
+    assert plain == session.exit_code == -signal.SIGTERM
