@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 REDACTED = "<redacted>"
@@ -16,6 +17,7 @@ _IN_REPR = re.compile(
 _FLAG = re.compile(rf"(?i)^--?[\w-]*(?:{_SECRET}|[_-]key)[\w-]*$")
 
 
+@lru_cache(maxsize=4096)  # the same few keys come back in every result
 def secret_name(name: str) -> bool:
     """Whether a variable, key or flag name looks like it holds a secret."""
     return bool(_NAME.search(name.strip("'\"[]")))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import stat
+from functools import lru_cache
 
 
 def line_of(source: str, line: int) -> str:
@@ -11,11 +13,20 @@ def line_of(source: str, line: int) -> str:
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
+CACHED_FILE_SIZE = 1 << 20  # files up to this size are kept as lines, a stop then costs one stat
+
+
 def file_line(path: str | None, line: int) -> str:
     """Line ``line`` of the file at ``path``; empty when it is not a readable file here or has no such line."""
-    if not path or not os.path.isfile(path):
+    if not path:
         return ""
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return ""
+        if st.st_size <= CACHED_FILE_SIZE:
+            lines = _lines(path, st.st_mtime_ns, st.st_size)
+            return lines[line - 1] if 0 < line <= len(lines) else ""
         with open(path, encoding="utf-8", errors="replace") as f:
             for number, text in enumerate(f, 1):
                 if number == line:
@@ -23,3 +34,10 @@ def file_line(path: str | None, line: int) -> str:
     except OSError:
         return ""
     return ""
+
+
+@lru_cache(maxsize=64)
+def _lines(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
+    """The lines of a file as it was at ``mtime_ns`` and ``size`` (both part of the key, so an edit reads anew)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return tuple(text.rstrip("\r\n") for text in f)

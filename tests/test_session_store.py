@@ -87,7 +87,7 @@ def test_a_session_leaves_its_folder_index_link_and_masked_events(home, program)
         frames = session.stack()
         session.variables(session.scopes(frames[0].id)[0].ref)  # what is looked at is the stop's snapshot
         session.next()
-        time.sleep(0.2)  # this stop lasts: the store looks at it itself
+        time.sleep(1.0)  # this stop lasts (past 0.5 s): the store looks at it itself
         session.continue_()
         info = wait_for(lambda: (i := json.loads((folder / "session.json").read_text()))["state"] == "running" and i)
         assert info["uid"] == uid and info["id"] == "s1" and info["backend"] == "debugpy"

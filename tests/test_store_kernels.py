@@ -100,7 +100,7 @@ def test_a_recording_replays_in_the_kernel_and_its_panel(kernel, write):
     uid = uid_of(kernel)
     kernel.magic("%dbg vars")
     kernel.magic("%dbg continue")
-    time.sleep(0.3)  # this stop lasts: the store looks at it itself
+    time.sleep(1.0)  # this stop lasts (past 0.5 s): the store looks at it itself
     kernel.magic("%dbg continue")
     kernel.magic("%bp clear")
     assert kernel.magic("%dbg continue").text == "exited with code 3"

@@ -2,7 +2,9 @@
 
 Each line ``{"id", "type": OPERATION, "args": {...}}`` is run by the relay that owns the session and answered
 by a ``command_response`` event (``command_id``, ``ok``, ``result`` or ``error``). A line that is not such an
-object gets an ``error`` event and nothing else happens. The file is watched with ``watchfiles`` (inotify).
+object gets an ``error`` event and nothing else happens. One ``watchfiles`` watch (inotify) covers the commands
+files of every session of the relay: a watch wakes to check for its end, so one per session would cost the
+process a wake-up per session every few milliseconds.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RelayError
 from ..model import as_dict
+from .recording import COMMANDS
 
 if TYPE_CHECKING:
     from .session import Session
@@ -25,16 +28,21 @@ log = logging.getLogger(__name__)
 MAX_LINE = 64 * 1024  # a longer line is refused unread
 
 
-class CommandWatcher:
-    """Watches one session's commands file until the session ends or the relay closes."""
+class CommandWatchers:
+    """One watch over the sessions folder of the home, for the commands files of the relay's live sessions."""
 
-    def __init__(self, store: SessionStore, session: Session, path: Path) -> None:
-        self.store, self.session, self.path = store, session, path
-        self.offset = path.stat().st_size
-        self._partial = b""
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.watching: dict[Path, CommandWatcher] = {}
         self._stop = asyncio.Event()
-        self._running: set[asyncio.Task[Any]] = set()
-        session.manager.spawn(self._watch())
+        self._started = False
+
+    def add(self, store: SessionStore, session: Session, path: Path) -> None:
+        """Answer the lines appended to ``path`` from now on, while ``session`` lives."""
+        self.watching[path] = CommandWatcher(store, session, path)
+        if not self._started:
+            self._started = True
+            session.manager.spawn(self._watch())
 
     def close(self) -> None:
         self._stop.set()
@@ -42,15 +50,31 @@ class CommandWatcher:
     async def _watch(self) -> None:
         from watchfiles import awatch
 
-        async for _ in awatch(self.path, stop_event=self._stop, debounce=50, step=5, rust_timeout=1000,
-                              yield_on_timeout=True, raise_interrupt=False):
-            self._read()
-            if self.session.ended:
-                await asyncio.sleep(0.2)  # a command sent just before the end is still answered
-                self._read()
-                return
+        def commands_file(_change: Any, path: str) -> bool:
+            return path.endswith(COMMANDS)
 
-    def _read(self) -> None:
+        async for changes in awatch(self.folder, watch_filter=commands_file, stop_event=self._stop, debounce=30,
+                                    step=30, rust_timeout=500, yield_on_timeout=True, raise_interrupt=False):
+            for changed in {Path(path) for _, path in changes}:
+                if changed in self.watching:
+                    self.watching[changed].read()
+            for path, watcher in list(self.watching.items()):
+                if watcher.session.ended:  # a command sent just before the end is still answered
+                    watcher.read()
+                    del self.watching[path]
+
+
+class CommandWatcher:
+    """Reads one session's commands file from where it was, and runs each whole line."""
+
+    def __init__(self, store: SessionStore, session: Session, path: Path) -> None:
+        self.store, self.session, self.path = store, session, path
+        self.offset = path.stat().st_size
+        self._partial = b""
+        self._running: set[asyncio.Task[Any]] = set()
+
+    def read(self) -> None:
+        """Run the whole lines appended since the last read."""
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.offset)

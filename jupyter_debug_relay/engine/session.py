@@ -97,7 +97,8 @@ class Session(BackendEvents):
             if self.state == "paused" and self.manager.store is not None:
                 self.manager.store.left_stop(self, self._stop_seq)
             self.state = state
-            self.emit("session", {"state": state, "info": as_dict(self.info())})
+            # a target that has just started or resumed cannot be blocked on its stdin yet: no need to look
+            self.emit("session", {"state": state, "info": as_dict(self.info(look_at_stdin=False))})
         self._notify()
 
     def _notify(self) -> None:
@@ -107,13 +108,15 @@ class Session(BackendEvents):
     def emit(self, name: str, body: dict[str, Any]) -> None:
         self.manager.bus.publish(self.id, name, body)
 
-    def info(self) -> SessionInfo:
+    def info(self, look_at_stdin: bool = True) -> SessionInfo:
+        """A snapshot; ``look_at_stdin`` asks the system whether a running target waits for input."""
         return SessionInfo(
             id=self.id, name=self.name, backend=self.backend.kind, state=self.state, target=self.backend.target,
             capabilities=self.backend.capabilities, created_at=self.created_at, last_activity=self.last_activity,
             exit_code=self.exit_code, error=self.error.to_dict() if self.error else None, stop=self.stop,
             pid=self.backend.pid, parent=self.parent, stopped_by_user=self.stopped_by_user,
-            waiting_for_input=self.state == "running" and self.backend.waiting_for_input(), uid=self.uid,
+            waiting_for_input=look_at_stdin and self.state == "running" and self.backend.waiting_for_input(),
+            uid=self.uid,
             startup=self.backend.startup.durations(),
         )
 

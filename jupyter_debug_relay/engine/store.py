@@ -59,7 +59,7 @@ class SessionStore:
     """
 
     def __init__(self, root: Path | str | None = None, cap: int = DEFAULT_RECORD_CAP, retention: float = RETENTION,
-                 redact: bool = True, look_after: float = 0.05) -> None:
+                 redact: bool = True, look_after: float = 0.5) -> None:
         self.home = Home(root)
         self.cap, self.retention, self.redact, self.look_after = cap, retention, redact, look_after
         self.runner: Any = None
@@ -68,7 +68,7 @@ class SessionStore:
         self._queue: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self._tapped = False
         self._looks: dict[str, asyncio.TimerHandle] = {}
-        self._watchers: dict[str, Any] = {}
+        self._commands: Any = None  # commands.CommandWatchers, once a session is recorded
         self._writer = threading.Thread(target=self._write_loop, name="session store", daemon=True)
         self._pruned = False
         self._flushed: list[threading.Event] = []  # flush() callers to wake once the batch is written
@@ -93,9 +93,11 @@ class SessionStore:
                  "state": session.state}
         self._queue.put(("open", session.id, uid, folder, entry))
         if self.runner is not None:
-            from .commands import CommandWatcher
+            from .commands import CommandWatchers
 
-            self._watchers[session.id] = CommandWatcher(self, session, folder / COMMANDS)
+            if self._commands is None:
+                self._commands = CommandWatchers(folder.parent)
+            self._commands.add(self, session, folder / COMMANDS)
 
     def _on_event(self, event: Event) -> None:
         size = len(event.body.get("text") or "") if event.event == "output" else 0
@@ -152,8 +154,8 @@ class SessionStore:
 
     def close(self) -> None:
         """Record what is still queued, mark every recording ended and stop the writer (on the loop, at close)."""
-        for watcher in self._watchers.values():
-            watcher.close()
+        if self._commands is not None:
+            self._commands.close()
         if not self._tapped:
             return
         self._queue.put(("close",))
