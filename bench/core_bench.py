@@ -6,6 +6,9 @@ over TCP and over stdio, with ratios (anchor / relay: how many times faster).
     python bench/core_bench.py [-n 200] [--anchor-n 50] [--no-anchors]
 
 The session store's cost is measured in the same run: steps with the store off and on, interleaved.
+Launches are timed phase by phase (``SessionInfo.startup``), restarts too; many sessions step at once
+(20 and 50, each at an agent's pace); and a test suite the bench writes runs plainly, under a no-op trace
+function (the floor of any tracing debugger on this Python) and under the relay with a breakpoint never hit.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -20,7 +24,7 @@ import tempfile
 import threading
 import time
 
-from jupyter_debug_relay import Relay
+from jupyter_debug_relay import Relay, RelayError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ANCHORS = os.path.join(HERE, "..", "..", "shared", "bench")
@@ -69,6 +73,129 @@ def measure_relay(n: int, program: str) -> dict:
         session.terminate()
     return {"first_stop_ms": first_stop, "step_ms": statistics.median(steps),
             "inspect_ms": statistics.median(inspects), "evaluate_ms": statistics.median(evaluates)}
+
+
+def measure_launches(program: str, launches: int = 10) -> dict:
+    """Launch -> first stop and restart -> first stop, medians; the median of each phase of the launches."""
+    firsts, restarts, phases = [], [], {}
+    with Relay(record=False) as relay:
+        relay.breakpoints.add(program, 3)
+        for _ in range(launches):
+            started = time.perf_counter()
+            session = relay.launch(program)
+            session.wait_for_stop(30)
+            firsts.append(ms(time.perf_counter() - started))
+            for phase, took in session.info().startup.items():
+                phases.setdefault(phase, []).append(took)
+            started = time.perf_counter()
+            session.restart()
+            session.wait_for_stop(30)
+            restarts.append(ms(time.perf_counter() - started))
+            session.terminate()
+    return {"launch_ms": statistics.median(firsts), "restart_ms": statistics.median(restarts),
+            "phases": {phase: statistics.median(took) for phase, took in phases.items()}}
+
+
+def measure_paced(program: str, sessions: int, steps: int = 40, think: float = 0.1) -> dict:
+    """``sessions`` sessions stepping at once, each at an agent's pace (a step, then 0.5-1.5 x ``think`` s to
+    read it): p50 and p99 of a step, recording on as by default."""
+    with Relay() as relay:
+        bp = relay.breakpoints.add(program, 3)
+        handles = [relay.launch(program) for _ in range(sessions)]
+        for handle in handles:
+            handle.wait_for_stop(60)
+        relay.breakpoints.remove(bp.id)
+        times: list[float] = []
+        lock = threading.Lock()
+
+        def drive(handle, seed: int) -> None:
+            pace = random.Random(seed)
+            time.sleep(pace.uniform(0, think))
+            for _ in range(steps):
+                t = time.perf_counter()
+                handle.next()
+                with lock:
+                    times.append(ms(time.perf_counter() - t))
+                time.sleep(pace.uniform(0.5, 1.5) * think)
+
+        threads = [threading.Thread(target=drive, args=(h, n)) for n, h in enumerate(handles)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(300)
+    times.sort()
+    return {"p50": times[len(times) // 2], "p99": times[int(len(times) * 0.99) - 1]}
+
+
+SUITE_TEST = """
+def test_{k}():
+    items = parse(" ".join(f"item{{i}}:{{i}}.5x{{i % 7}}" for i in range({size})))
+    assert len(items) == {size} and total(items) >= 0
+    data = json.loads(json.dumps([dataclasses.asdict(i) for i in items]))
+    assert sorted(d["qty"] for d in data) == sorted(i.qty for i in items)
+    assert fib({k} % 30) >= 0 and sum(collections.Counter(i.qty for i in items).values()) == len(items)
+"""
+SUITE_HEAD = """import collections, dataclasses, json, re
+
+@dataclasses.dataclass
+class Item:
+    name: str
+    price: float
+    qty: int
+
+def parse(text):
+    return [Item(n, float(p), int(q)) for n, p, q in re.findall(r"(\\w+):(\\d+\\.\\d+)x(\\d+)", text)]
+
+def total(items):
+    return sum(i.price * i.qty for i in items)
+
+def never_called():
+    return "the breakpoint is here"  # never
+
+def fib(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+"""
+NOOP_TRACE = "import sys, pytest\nsys.settrace(lambda *a: None)\nsys.exit(pytest.main(sys.argv[1:]))\n"
+
+
+def measure_suite(folder: str, tests: int = 300, runs: int = 3) -> dict:
+    """A suite of ``tests`` tests: plainly, under a no-op trace function, and under the relay with a breakpoint
+    in a function no test calls (wall time of the whole pytest run, best of ``runs``)."""
+    suite = os.path.join(folder, "test_suite.py")
+    with open(suite, "w") as f:
+        f.write(SUITE_HEAD + "".join(SUITE_TEST.format(k=k, size=k % 50 + 20) for k in range(tests)))
+    noop = os.path.join(folder, "noop_trace.py")
+    with open(noop, "w") as f:
+        f.write(NOOP_TRACE)
+    args = ["-q", "-p", "no:cacheprovider", suite]
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+    def timed(argv: list[str]) -> float:
+        started = time.perf_counter()
+        subprocess.run(argv, env=env, cwd=folder, check=True, capture_output=True, timeout=600)
+        return ms(time.perf_counter() - started)
+
+    plain = min(timed([sys.executable, "-m", "pytest", *args]) for _ in range(runs))
+    traced = min(timed([sys.executable, noop, *args]) for _ in range(runs))
+    debugged = []
+    with Relay(record=False) as relay:
+        relay.breakpoints.add(suite, SUITE_HEAD.splitlines().index('    return "the breakpoint is here"  # never') + 1)
+        for _ in range(runs):
+            started = time.perf_counter()
+            session = relay.launch(module="pytest", args=args, cwd=folder,
+                                   env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+            try:
+                session.wait_for_stop(600)
+                raise AssertionError("the breakpoint no test reaches stopped the suite")
+            except RelayError:
+                pass  # the suite ran to its end
+            debugged.append(ms(time.perf_counter() - started))
+            assert session.exit_code == 0, session.output().text[-2000:]
+    return {"suite_plain_ms": plain, "suite_noop_trace_ms": traced, "suite_debugged_ms": min(debugged),
+            "suite_ratio": min(debugged) / plain, "suite_floor_ratio": traced / plain}
 
 
 def measure_store(n: int, program: str, home: str) -> dict:
@@ -181,13 +308,19 @@ def main() -> None:
         relay["big_page_ms"] = measure_big_page(program)
         relay["p99_step_10_sessions_ms"] = measure_concurrent(program)
         relay.update(measure_store(opts.n, program, os.path.join(workdir, "store")))
+        launches = measure_launches(program)
+        relay.update(launch_ms=launches["launch_ms"], restart_ms=launches["restart_ms"], phases=launches["phases"])
+        for count in (20, 50):
+            paced = measure_paced(program, count)
+            relay[f"p50_step_{count}_sessions_ms"], relay[f"p99_step_{count}_sessions_ms"] = paced["p50"], paced["p99"]
+        relay.update(measure_suite(workdir))
 
     anchors = {}
     if not opts.no_anchors:
         for label, args in (("raw DAP, TCP", ["--transport", "tcp"]), ("raw DAP, stdio", ["--transport", "stdio"])):
             anchors[label] = run_anchor([*args, "-n", str(opts.anchor_n)])
 
-    rows = [("launch to first stop", "first_stop_ms", 600), ("step (next -> stopped)", "step_ms", 3),
+    rows = [("launch to first stop", "first_stop_ms", 250), ("step (next -> stopped)", "step_ms", 3),
             ("stack+scopes+variables", "inspect_ms", 5), ("evaluate", "evaluate_ms", 2)]
     labels = list(anchors)
     head = f"| {'measure (median ms)':<30} | {'relay':>8} | {'goal':>6} | " + " | ".join(
@@ -203,12 +336,25 @@ def main() -> None:
             else:
                 cells.append(f" {anchor[key]:>14.2f} | {anchor[key] / relay[key]:>5.1f}x |")
         print("".join(cells))
+    print(f"| {'launch -> first stop, median/10':<30} | {relay['launch_ms']:>8.2f} | {250:>6} |")
+    print(f"| {'restart -> first stop, median':<30} | {relay['restart_ms']:>8.2f} | {250:>6} |")
+    for phase, took in relay["phases"].items():
+        print(f"|   {phase:<28} | {took:>8.2f} | {'':>6} |")
     print(f"| {'1M-element list, first 100':<30} | {relay['big_page_ms']:>8.2f} | {50:>6} |")
     print(f"| {'step p99, 10 sessions at once':<30} | {relay['p99_step_10_sessions_ms']:>8.2f} | {50:>6} |")
     print(f"| {'step, session store off':<30} | {relay['step_store_off_ms']:>8.2f} | {'':>6} |")
     print(f"| {'step, session store on':<30} | {relay['step_store_on_ms']:>8.2f} | {'':>6} |")
     print(f"| {'store cost per step':<30} | {relay['store_cost_ms']:>8.2f} | {0.2:>6} |")
     print(f"| {'command append -> response':<30} | {relay['command_response_ms']:>8.2f} | {100:>6} |")
+    for count in (20, 50):
+        p50, p99 = relay[f"p50_step_{count}_sessions_ms"], relay[f"p99_step_{count}_sessions_ms"]
+        print(f"| {f'step p50, {count} sessions paced':<30} | {p50:>8.2f} | {'':>6} |")
+        print(f"| {f'step p99, {count} sessions paced':<30} | {p99:>8.2f} | {30:>6} |")
+    print(f"| {'300-test suite, plain':<30} | {relay['suite_plain_ms']:>8.0f} | {'':>6} |")
+    print(f"| {'  under a no-op trace function':<30} | {relay['suite_noop_trace_ms']:>8.0f} | {'':>6} |")
+    print(f"| {'  under the relay, bp not hit':<30} | {relay['suite_debugged_ms']:>8.0f} | {'':>6} |")
+    print(f"| {'  ratio debugged / plain':<30} | {relay['suite_ratio']:>8.2f} | {1.5:>6} |")
+    print(f"| {'  ratio no-op tracer / plain':<30} | {relay['suite_floor_ratio']:>8.2f} | {'':>6} |")
     print(json.dumps({"relay": relay, "anchors": anchors}))
 
 

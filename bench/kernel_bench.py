@@ -5,6 +5,8 @@ Measures, in one run:
   with the same step through the Python API (``s.next()`` in a cell) and an empty cell;
 - a comm request ``next`` to its ``stopped`` event;
 - comm event throughput while the target prints as fast as it can, and the kernel's memory growth;
+- 20 sessions stepping at once: each round the comm steps 19 of them together while a cell steps the 20th
+  with ``%debug_session next --session``; p99 of each path, and the kernel's memory growth;
 and runs ``../shared/bench/ipykernel_debug_bench.py`` (JupyterLab's debug protocol) for the ratio.
 
     python bench/kernel_bench.py [-n 200] [--anchor-n 50] [--flood-seconds 5] [--no-anchors]
@@ -79,9 +81,11 @@ class Bench:
                 return data
         raise TimeoutError(kind)
 
-    def request(self, command: str, **args) -> None:
+    def request(self, command: str, session: str = "s1", **args) -> int:
+        number = next(self._ids)
         self.client.shell_channel.send(self.client.session.msg("comm_msg", {"comm_id": self.comm_id, "data": {
-            "type": "request", "v": 1, "id": next(self._ids), "command": command, "session": "s1", "args": args}}))
+            "type": "request", "v": 1, "id": number, "command": command, "session": session, "args": args}}))
+        return number
 
     def wait_event(self, name: str) -> dict:
         for data in self.comm_messages(30):
@@ -176,6 +180,55 @@ def measure_flood(seconds: float, folder: str) -> dict:
             "dropped_events": dropped, "memory_growth_mb": peak - before}
 
 
+def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float = 0.1) -> dict:
+    """``sessions`` sessions stepping at once in one kernel, rounds ``think`` s apart: the comm steps all but
+    the last together, a cell steps the last with the magic at the same moment."""
+    bench = Bench(folder)
+    try:
+        before = rss_mb(bench.pid)
+        bench.cell("%bp target.py:3")
+        names = [f"s{n}" for n in range(1, sessions + 1)]
+        for _ in names:
+            assert "paused at" in bench.cell("%debug_session launch target.py"), "a target did not stop"
+        bench.cell("%bp clear")
+        launched = rss_mb(bench.pid)
+        comm_steps, magic_steps = [], []
+        for _ in range(rounds):
+            sent = {}
+            for name in names[:-1]:
+                bench.request("next", session=name)
+                sent[name] = time.perf_counter()
+            t = time.perf_counter()
+            cell = bench.client.execute(f"%debug_session next --session {names[-1]}")
+            shown = ""
+            while sent or not shown:  # the cell's reply and the comm's events come on the same channel
+                msg = bench.client.get_iopub_msg(timeout=30)
+                kind, content = msg["msg_type"], msg["content"]
+                if kind == "comm_msg" and content["comm_id"] == bench.comm_id:
+                    data = content["data"]
+                    for event in data["events"] if data["type"] == "batch" else [data]:
+                        if event.get("event") == "stopped" and event.get("session") in sent:
+                            comm_steps.append(ms(time.perf_counter() - sent.pop(event["session"])))
+                elif msg["parent_header"].get("msg_id") == cell:
+                    if kind == "execute_result":
+                        shown = content["data"]["text/plain"]
+                    elif kind == "status" and content["execution_state"] == "idle":
+                        magic_steps.append(ms(time.perf_counter() - t))
+                        assert "paused at" in shown, shown
+            assert not sent, f"no stop from {sorted(sent)}"
+            time.sleep(think)
+        grown = rss_mb(bench.pid) - before
+    finally:
+        bench.close()
+    return {"many_comm_p50_ms": statistics.median(comm_steps), "many_comm_p99_ms": p99(comm_steps),
+            "many_magic_p50_ms": statistics.median(magic_steps), "many_magic_p99_ms": p99(magic_steps),
+            "many_memory_mb": grown, "many_memory_launch_mb": launched - before}
+
+
+def p99(values: list[float]) -> float:
+    return sorted(values)[int(len(values) * 0.99) - 1]
+
+
 def p95(values: list[float]) -> float:
     return sorted(values)[int(len(values) * 0.95) - 1]
 
@@ -199,6 +252,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         steps = measure_steps(options.n, folder)
         flood = measure_flood(options.flood_seconds, folder)
+        many = measure_many(folder)
     reference = None if options.no_anchors else anchor(options.anchor_n)
     step_anchor = reference["step_ms"] if reference else None
     print(f"kernel benchmark (n={options.n}), medians in ms")
@@ -223,7 +277,12 @@ def main() -> None:
     print(f"{'  comm messages per second':<42}{flood['messages_per_s']:>10.0f}")
     print(f"{'  events dropped by flow control':<42}{flood['dropped_events']:>10}")
     print(f"{'kernel memory growth during the flood, MB':<42}{flood['memory_growth_mb']:>10.1f}{'<= 50':>10}")
-    print(json.dumps({"client": "jupyter_debug_relay kernel", **steps, **flood, "anchor": reference}))
+    print(f"{'20 sessions at once: comm next, p50':<42}{many['many_comm_p50_ms']:>10.2f}")
+    print(f"{'  comm next, p99':<42}{many['many_comm_p99_ms']:>10.2f}{'<= 30':>10}")
+    print(f"{'  %debug_session next meanwhile, p50':<42}{many['many_magic_p50_ms']:>10.2f}")
+    print(f"{'  %debug_session next meanwhile, p99':<42}{many['many_magic_p99_ms']:>10.2f}{'<= 30':>10}")
+    print(f"{'  kernel memory growth, MB':<42}{many['many_memory_mb']:>10.1f}{'<= 50':>10}")
+    print(json.dumps({"client": "jupyter_debug_relay kernel", **steps, **flood, **many, "anchor": reference}))
 
 
 if __name__ == "__main__":

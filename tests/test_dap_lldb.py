@@ -271,7 +271,7 @@ def test_an_adapter_that_dies_fails_the_session_and_leaves_nothing_behind(relay,
     session.wait_for_stop(15)
     with pytest.raises(RelayError) as died:  # lldb-vscode-16 crashes on a readMemory request
         session.custom_request("readMemory", {"memoryReference": "0x1000", "count": 4})
-    assert died.value.code == "adapter_failed"
+    assert died.value.code in ("adapter_failed", "protocol_error")  # the crash may cut its last message short
     deadline = time.monotonic() + 10
     while session.state != "failed" and time.monotonic() < deadline:
         time.sleep(0.05)

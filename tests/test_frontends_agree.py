@@ -35,7 +35,8 @@ while True:
     time.sleep(0.01)
 """
 
-VOLATILE = {"id", "ref", "ts", "seq", "created_at", "last_activity", "pid", "processId", "source_ref", "uid"}
+VOLATILE = {"id", "ref", "ts", "seq", "created_at", "last_activity", "pid", "processId", "source_ref", "uid",
+            "startup"}  # a start's phases in ms: never twice the same
 
 
 def norm(value: Any) -> Any:

@@ -301,7 +301,8 @@ class DapBackend(DapFeatures, Backend):
                 pass
         if self._ended or self._closing:
             return
-        if error is None:
+        if error is None or (code is not None and getattr(error, "code", None) == "protocol_error"):
+            # an adapter that exits was not breaking the protocol: its last message was cut short
             what = f"exited with code {code}" if code is not None else "closed the connection"
             error = RelayError("adapter_failed", f"The debug adapter {what}.")
         self._ended = True
