@@ -200,8 +200,8 @@ def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float
                 sent[name] = time.perf_counter()
             t = time.perf_counter()
             cell = bench.client.execute(f"%debug_session next --session {names[-1]}")
-            shown = ""
-            while sent or not shown:  # the cell's reply and the comm's events come on the same channel
+            shown, done = "", False
+            while sent or not done:  # the cell's reply and the comm's events come on the same channel
                 msg = bench.client.get_iopub_msg(timeout=30)
                 kind, content = msg["msg_type"], msg["content"]
                 if kind == "comm_msg" and content["comm_id"] == bench.comm_id:
@@ -214,6 +214,7 @@ def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float
                         shown = content["data"]["text/plain"]
                     elif kind == "status" and content["execution_state"] == "idle":
                         magic_steps.append(ms(time.perf_counter() - t))
+                        done = True
                         assert "paused at" in shown, shown
             assert not sent, f"no stop from {sorted(sent)}"
             time.sleep(think)
