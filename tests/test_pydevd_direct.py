@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import pytest
@@ -205,3 +206,27 @@ def test_killed_target_ends_the_session_with_its_signal(relay, write):
     while session.state != "terminated" and time.monotonic() < deadline:
         time.sleep(0.05)
     assert session.state == "terminated" and session.exit_code == -9
+
+
+@pytest.mark.parametrize("subprocess_", [False, True], ids=["fast path", "debugpy adapter"])
+def test_twenty_evaluates_at_once_are_answered_together(relay, write, subprocess_):
+    """pydevd's paused thread lost the wake-up of a command posted with another: each waited 0.2 s more."""
+    app = write("app.py", "value = 21\nprint(value * 2)  # stop\n")
+    relay.breakpoints.add(app, line_of(app, "# stop"))
+    session = relay.launch(app, subprocess=subprocess_)
+    session.wait_for_stop(30)
+    session.evaluate("value")  # the first evaluate of a stop sets up what the others share
+    answers: dict[int, tuple[str, float]] = {}
+
+    def evaluate(n: int) -> None:
+        started = time.monotonic()
+        answers[n] = (session.evaluate(f"value + {n}").value, time.monotonic() - started)
+
+    threads = [threading.Thread(target=evaluate, args=(n,)) for n in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert {n: value for n, (value, _) in answers.items()} == {n: str(21 + n) for n in range(20)}
+    slowest = max(took for _, took in answers.values())
+    assert slowest < 0.4, f"the slowest of 20 evaluates took {slowest:.2f} s (it was 0.7-2.1 s: 0.2 s per wait)"
