@@ -40,6 +40,13 @@ assignments. The boot registers itself as ``_jupyter_debug_relay_boot`` in ``sys
 so the relay can read ``LOADED``.
 
 
+The start is made quick without changing what the program sees: debugpy's description of the
+environment (every installed distribution's metadata, read twice) is skipped unless a log takes
+it, and pydevd's 0.1 s pause after starting its threads is skipped; the boot tells the relay when
+the interpreter started and when debugpy connected (``relayStartup``). ``python -m`` gets the full
+working directory first on ``sys.path``, as a plain run does. A paused thread's wake-up event stays
+set while commands wait for it (``QueueEvent``), so commands posted together are answered together.
+
 An exception the program does not catch is reported as ``python program.py`` would
 report it: ``sys.excepthook`` is given its traceback from the program's own first frame
 on, without this file's, runpy's or debugpy's (a hook the program installs itself gets
