@@ -87,6 +87,13 @@ class Bench:
             "type": "request", "v": 1, "id": number, "command": command, "session": session, "args": args}}))
         return number
 
+    def requests(self, command: str, sessions: list[str]) -> None:
+        """One ``requests`` message: ``command`` for each of ``sessions``."""
+        batch = [{"type": "request", "v": 1, "id": next(self._ids), "command": command, "session": session,
+                  "args": {}} for session in sessions]
+        self.client.shell_channel.send(self.client.session.msg("comm_msg", {"comm_id": self.comm_id, "data": {
+            "type": "requests", "v": 1, "requests": batch}}))
+
     def wait_event(self, name: str) -> dict:
         for data in self.comm_messages(30):
             events = data["events"] if data["type"] == "batch" else [data] if data["type"] == "event" else []
@@ -180,9 +187,10 @@ def measure_flood(seconds: float, folder: str) -> dict:
             "dropped_events": dropped, "memory_growth_mb": peak - before}
 
 
-def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float = 0.1) -> dict:
+def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float = 0.1, together: bool = False) -> dict:
     """``sessions`` sessions stepping at once in one kernel, rounds ``think`` s apart: the comm steps all but
-    the last together, a cell steps the last with the magic at the same moment."""
+    the last together (one request message each, or all in one ``requests`` message), a cell steps the last
+    with the magic at the same moment."""
     bench = Bench(folder)
     try:
         before = rss_mb(bench.pid)
@@ -195,8 +203,11 @@ def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float
         comm_steps, magic_steps = [], []
         for _ in range(rounds):
             sent = {}
+            if together:
+                bench.requests("next", names[:-1])
             for name in names[:-1]:
-                bench.request("next", session=name)
+                if not together:
+                    bench.request("next", session=name)
                 sent[name] = time.perf_counter()
             t = time.perf_counter()
             cell = bench.client.execute(f"%debug_session next --session {names[-1]}")
@@ -254,6 +265,9 @@ def main() -> None:
         steps = measure_steps(options.n, folder)
         flood = measure_flood(options.flood_seconds, folder)
         many = measure_many(folder)
+        together = measure_many(folder, together=True)
+        many.update(many_requests_p50_ms=together["many_comm_p50_ms"],
+                    many_requests_p99_ms=together["many_comm_p99_ms"])
     reference = None if options.no_anchors else anchor(options.anchor_n)
     step_anchor = reference["step_ms"] if reference else None
     print(f"kernel benchmark (n={options.n}), medians in ms")
@@ -283,6 +297,8 @@ def main() -> None:
     print(f"{'  %debug_session next meanwhile, p50':<42}{many['many_magic_p50_ms']:>10.2f}")
     print(f"{'  %debug_session next meanwhile, p99':<42}{many['many_magic_p99_ms']:>10.2f}{'<= 30':>10}")
     print(f"{'  kernel memory growth, MB':<42}{many['many_memory_mb']:>10.1f}{'<= 50':>10}")
+    print(f"{'  the 19 in one requests message, p50':<42}{many['many_requests_p50_ms']:>10.2f}")
+    print(f"{'  the 19 in one requests message, p99':<42}{many['many_requests_p99_ms']:>10.2f}{'<= 30':>10}")
     print(json.dumps({"client": "jupyter_debug_relay kernel", **steps, **flood, **many, "anchor": reference}))
 
 

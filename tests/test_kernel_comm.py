@@ -38,7 +38,7 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_doc_has_a_schema_for_every_message():
-    assert set(SCHEMAS) == {"Common", "Hello", "Event", "Batch", "Request", "Response"}
+    assert set(SCHEMAS) == {"Common", "Hello", "Event", "Batch", "Requests", "Request", "Response"}
     for schema in SCHEMAS.values():
         jsonschema.Draft202012Validator.check_schema(schema)
     request = jsonschema.Draft202012Validator(SCHEMAS["Request"], registry=REGISTRY)
@@ -162,6 +162,32 @@ def test_a_malformed_request_gets_an_error_and_the_comm_stays_open(kernel, data,
     assert answer["ok"] is False and message in answer["error"]["message"]
     assert answer["error"]["hint"]
     assert front.request("sessions")["ok"]  # still open, still answering
+
+
+def test_a_requests_message_steps_several_sessions_and_answers_each(kernel, write):
+    app = write("app.py", APP)
+    front = open_frontend(kernel)
+    front.request("setBreakpoint", kind="line", path=app, line=line_of(app, "# accumulate"))
+    for _ in range(3):
+        front.request("launch", program=app)
+    pump(kernel, [front], lambda: len([e for e in front.events if e["event"] == "stopped"]) == 3, 30)
+    stopped = len(front.events)
+    requests = [{"type": "request", "v": 1, "id": f"r{n}", "command": "next", "session": f"s{n}", "args": {}}
+                for n in (1, 2, 3)]
+    requests.append({"type": "request", "v": 1, "id": "r4", "command": "next", "session": "s9"})
+    message = {"type": "requests", "v": 1, "requests": requests}
+    jsonschema.Draft202012Validator(SCHEMAS["Requests"], registry=REGISTRY).validate(message)
+    front.kernel.comm_send(front.comm_id, message)
+    pump(kernel, [front], lambda: {"r1", "r2", "r3", "r4"} <= set(front.responses) and len(
+        [e for e in front.events[stopped:] if e["event"] == "stopped"]) == 3, 30)
+    assert [front.responses[f"r{n}"]["ok"] for n in (1, 2, 3, 4)] == [True, True, True, False]
+    assert "s9" in front.responses["r4"]["error"]["message"]
+    assert {e["session"] for e in front.events[stopped:] if e["event"] == "stopped"} == {"s1", "s2", "s3"}
+    for bad in ({"type": "requests", "v": 1, "requests": []}, {"type": "requests", "v": 1, "requests": "next"},
+                {"type": "requests", "v": 1, "requests": [{"type": "request"}] * 101}):
+        answer = front.send(bad, None)
+        assert answer["ok"] is False and "1 to 100 requests" in answer["error"]["message"]
+    assert front.request("sessions")["ok"]
 
 
 def test_every_open_comm_gets_every_event_and_since_replays(kernel, write):

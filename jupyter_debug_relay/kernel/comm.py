@@ -25,6 +25,7 @@ VERSION = 1
 MAX_BACKLOG = 2000  # events waiting for one comm
 MAX_BACKLOG_BYTES = 1 << 20  # UTF-8 bytes of output text waiting for one comm (and no more than its ring holds)
 MAX_BATCH = 500  # events per message
+MAX_REQUESTS = 100  # requests in one "requests" message
 OUTPUT_INTERVAL = 0.01  # seconds between two messages that carry only output
 
 
@@ -107,8 +108,22 @@ class Peer:
     # -- requests in ------------------------------------------------------------------------
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
-        """Start the request on the relay loop; it is answered when it ends, holding no thread meanwhile."""
+        """Start the request (or each of a ``requests`` message) on the relay loop; each is answered when it
+        ends, holding no thread meanwhile."""
         data = msg.get("content", {}).get("data")
+        if isinstance(data, dict) and data.get("type") == "requests":
+            requests = data.get("requests")
+            if not isinstance(requests, list) or not 0 < len(requests) <= MAX_REQUESTS:
+                self._respond(None, error=RelayError(
+                    "invalid_request", f"\"requests\" must be a list of 1 to {MAX_REQUESTS} requests.",
+                    "Send more as several messages."))
+                return
+            for request in requests:
+                self._start(request)
+            return
+        self._start(data)
+
+    def _start(self, data: Any) -> None:
         request_id = _request_id(data)
         try:
             name, args = _operation_of(data)
