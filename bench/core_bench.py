@@ -98,7 +98,7 @@ def measure_launches(program: str, launches: int = 10) -> dict:
 
 def measure_paced(program: str, sessions: int, steps: int = 40, think: float = 0.1) -> dict:
     """``sessions`` sessions stepping at once, each at an agent's pace (a step, then 0.5-1.5 x ``think`` s to
-    read it): p50 and p99 of a step, recording on as by default."""
+    read it; 0: flat out): p50 and p99 of a step, recording on as by default."""
     with Relay() as relay:
         bp = relay.breakpoints.add(program, 3)
         handles = [relay.launch(program) for _ in range(sessions)]
@@ -257,32 +257,6 @@ def measure_big_page(program: str) -> float:
     return statistics.median(times)
 
 
-def measure_concurrent(program: str, sessions: int = 10, steps: int = 50) -> float:
-    with Relay() as relay:
-        bp = relay.breakpoints.add(program, 3)
-        handles = [relay.launch(program) for _ in range(sessions)]
-        for handle in handles:
-            handle.wait_for_stop(60)
-        relay.breakpoints.remove(bp.id)
-        times: list[float] = []
-        lock = threading.Lock()
-
-        def drive(handle) -> None:
-            for _ in range(steps):
-                t = time.perf_counter()
-                handle.next()
-                with lock:
-                    times.append(ms(time.perf_counter() - t))
-
-        threads = [threading.Thread(target=drive, args=(h,)) for h in handles]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(300)
-    times.sort()
-    return times[int(len(times) * 0.99) - 1]
-
-
 def run_anchor(args: list[str]) -> dict | None:
     script = os.path.join(ANCHORS, "raw_dap_bench.py")
     if not os.path.exists(script):
@@ -306,7 +280,7 @@ def main() -> None:
             f.write(TARGET)
         relay = measure_relay(opts.n, program)
         relay["big_page_ms"] = measure_big_page(program)
-        relay["p99_step_10_sessions_ms"] = measure_concurrent(program)
+        relay["p99_step_10_sessions_ms"] = measure_paced(program, 10, steps=50, think=0)["p99"]  # flat out
         relay.update(measure_store(opts.n, program, os.path.join(workdir, "store")))
         launches = measure_launches(program)
         relay.update(launch_ms=launches["launch_ms"], restart_ms=launches["restart_ms"], phases=launches["phases"])
