@@ -46,6 +46,11 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def events_of(data: dict) -> list[dict]:
+    """The events a comm message carries: a batch's, an event itself, none for a hello or a response."""
+    return data["events"] if data["type"] == "batch" else [data] if data["type"] == "event" else []
+
+
 class Bench:
     """A kernel with the extension loaded and one comm open to it."""
 
@@ -96,8 +101,7 @@ class Bench:
 
     def wait_event(self, name: str) -> dict:
         for data in self.comm_messages(30):
-            events = data["events"] if data["type"] == "batch" else [data] if data["type"] == "event" else []
-            for event in events:
+            for event in events_of(data):
                 if event["event"] == name:
                     return event
         raise TimeoutError(name)
@@ -167,7 +171,7 @@ def measure_flood(seconds: float, folder: str) -> dict:
         started = time.perf_counter()
         for data in bench.comm_messages(5):
             messages += 1
-            for event in data["events"] if data["type"] == "batch" else [data] if data["type"] == "event" else []:
+            for event in events_of(data):
                 if event["event"] == "output":
                     events += 1
                     chunks += event["body"].get("count", 1)
@@ -217,7 +221,7 @@ def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float
                 kind, content = msg["msg_type"], msg["content"]
                 if kind == "comm_msg" and content["comm_id"] == bench.comm_id:
                     data = content["data"]
-                    for event in data["events"] if data["type"] == "batch" else [data]:
+                    for event in events_of(data):
                         if event.get("event") == "stopped" and event.get("session") in sent:
                             comm_steps.append(ms(time.perf_counter() - sent.pop(event["session"])))
                 elif msg["parent_header"].get("msg_id") == cell:

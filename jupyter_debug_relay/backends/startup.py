@@ -11,16 +11,20 @@ class StartupClock:
     def __init__(self) -> None:
         self.begun = time.time()
         self.marks: dict[str, float] = {}
+        self._shown: dict[str, float] | None = None  # the durations since the last mark (every info() asks)
 
     def mark(self, phase: str, at: float | None = None) -> None:
         """Note that ``phase`` ended now (or ``at``); a phase ends once."""
-        self.marks.setdefault(phase, time.time() if at is None else at)
+        if phase not in self.marks:
+            self.marks[phase] = time.time() if at is None else at
+            self._shown = None
 
     def durations(self) -> dict[str, float]:
         """Milliseconds per phase, in the order the phases ended, each from the end of the one before."""
-        shown: dict[str, float] = {}
-        last = self.begun
-        for phase, at in sorted(self.marks.items(), key=lambda item: item[1]):
-            shown[phase] = round(max(at - last, 0.0) * 1000, 2)
-            last = max(at, last)
-        return shown
+        if self._shown is None:
+            self._shown = {}
+            last = self.begun
+            for phase, at in sorted(self.marks.items(), key=lambda item: item[1]):
+                self._shown[phase] = round(max(at - last, 0.0) * 1000, 2)
+                last = max(at, last)
+        return dict(self._shown)
