@@ -37,6 +37,19 @@ def cli(*args: str, home: Path, input: str | None = None, timeout: float = 60) -
                           env=env, input=input, timeout=timeout)
 
 
+def lines_as_they_come(args: list[str], home: Path, timeout: float = 60) -> tuple[list[str], list[float]]:
+    """Run ``jupyter-debug-relay ARGS``; its output lines and when each arrived (monotonic), whatever its start cost."""
+    env = {**os.environ, "JUPYTER_DEBUG_RELAY_HOME": str(home)}
+    with subprocess.Popen([sys.executable, "-m", "jupyter_debug_relay.cli", *args], stdout=subprocess.PIPE,
+                          text=True, env=env) as process:
+        lines, arrivals = [], []
+        for line in process.stdout:
+            arrivals.append(time.monotonic())
+            lines.append(line.rstrip("\n"))
+        assert process.wait(timeout) == 0
+    return lines, arrivals
+
+
 def wait_for(find, seconds: float = 10.0):
     """Poll ``find()`` until it returns something true, at most ``seconds``."""
     deadline = time.monotonic() + seconds
@@ -211,16 +224,12 @@ def test_replay_keeps_the_order_and_the_pace(tmp_path):
             (5, 10.8, "terminated", {"exit_code": 0})]
     recording.write_text("".join(json.dumps({"seq": s, "ts": t, "type": k, "session": "u", "data": d}) + "\n"
                                  for s, t, k, d in rows) + "{broken\n")
-    started = time.monotonic()
     plain = cli("replay", str(recording), home=tmp_path / "home")
-    at_once = time.monotonic() - started
-    started = time.monotonic()
-    timed = cli("replay", str(recording), "--timed", "--speed", "2x", home=tmp_path / "home")
-    waited = time.monotonic() - started - at_once
-    assert 0.3 < waited < 2.0, waited  # 0.8 s of recording at 2x: 0.4 s of waiting
-    assert [row.split()[1] for row in timed.stdout.splitlines()] == [
-        "stopped", "output", "output", "stopped", "terminated"]
-    assert timed.stdout.splitlines()[1].endswith("output           a\\n") and plain.stdout == timed.stdout
+    timed, arrivals = lines_as_they_come(["replay", str(recording), "--timed", "--speed", "2x"], home=tmp_path / "home")
+    waited = arrivals[-1] - arrivals[0]
+    assert 0.3 < waited < 2.0, arrivals  # 0.8 s of recording at 2x: 0.4 s from the first line to the last
+    assert [row.split()[1] for row in timed] == ["stopped", "output", "output", "stopped", "terminated"]
+    assert timed[1].endswith("output           a\\n") and plain.stdout.splitlines() == timed
     bad = cli("replay", str(recording), "--speed", "fast", home=tmp_path / "home")
     assert bad.returncode == 2 and "'fast' is not a speed such as 2x or 0.5x" in bad.stderr
 
