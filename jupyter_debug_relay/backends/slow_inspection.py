@@ -25,6 +25,7 @@ class SlowInspection:
     """Part of ``DebugpyBackend``: inspections that may run the target's slow code, and pydevd's unblocking."""
 
     request_timeout: float
+    _paused = False  # a stop was reported and no resume was asked since
     _inspected = False  # an inspection ran in this stop: pydevd may resume the other threads around it
     _unblocked = False  # pydevd resumed them: its next stop of the stopped thread is them suspended again
     _stopped_thread: int | None = None
@@ -32,7 +33,8 @@ class SlowInspection:
 
     async def _inspect(self, what: str, details: dict[str, Any], call: Awaitable[T]) -> T:
         """Run an inspection; a ``timeout`` names the slow value (else ``what``) and leaves the session paused."""
-        self._inspected = True
+        if self._paused:  # one sent after a resume (a panel's late look at the old stop) unblocks nothing
+            self._inspected = True
         depth = _DEPTH.get()
         if depth == 0:
             self._slow_value = None
@@ -68,8 +70,9 @@ class SlowInspection:
             self._unblocked = False  # the same stop, the other threads suspended again
             return
         self._stopped_thread = body.get("threadId")
+        self._paused = True
         super()._event_stopped(body)  # type: ignore[misc]
 
     async def resume(self, action: str, thread_id: int | None) -> None:
-        self._inspected = self._unblocked = False
+        self._paused = self._inspected = self._unblocked = False
         await super().resume(action, thread_id)  # type: ignore[misc]
