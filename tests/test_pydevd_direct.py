@@ -230,3 +230,25 @@ def test_twenty_evaluates_at_once_are_answered_together(relay, write, subprocess
     assert {n: value for n, (value, _) in answers.items()} == {n: str(21 + n) for n in range(20)}
     slowest = max(took for _, took in answers.values())
     assert slowest < 0.4, f"the slowest of 20 evaluates took {slowest:.2f} s (it was 0.7-2.1 s: 0.2 s per wait)"
+
+
+def test_a_stop_brings_its_frame_with_it(relay, write, monkeypatch):
+    """The boot sends a stopping thread's top frame with the stop: steps and hits ask for no stack, and the frame
+    is the one a stack request gives."""
+    from jupyter_debug_relay.protocols.dap import DapChannel
+
+    app = write("app.py", PROGRAM)
+    relay.breakpoints.add(app, line_of(app, "# body"))
+    session = launch(relay, app)
+    session.send_input("ann\n")
+    first = session.wait_for_stop(30)
+    asked: list[str] = []
+    send = DapChannel.send
+    monkeypatch.setattr(DapChannel, "send", lambda self, m: asked.append(m.get("command")) or send(self, m))
+    stops = [session.next(), session.next(), session.continue_()]
+    assert "stackTrace" not in asked and asked.count("next") == 2
+    assert [s.frame.line for s in stops] == [first.frame.line + 1, line_of(app, "# loop"), first.frame.line]
+    assert [s.frame.name for s in stops] == ["scale", "<listcomp>", "scale"]
+    top = session.stack()[0]
+    assert (top.id, top.name, top.path, top.line) == (stops[-1].frame.id, "scale", app, first.frame.line)
+    session.terminate()

@@ -46,6 +46,8 @@ it, and pydevd's 0.1 s pause after starting its threads is skipped; the boot tel
 the interpreter started and when debugpy connected (``relayStartup``). ``python -m`` gets the full
 working directory first on ``sys.path``, as a plain run does. A paused thread's wake-up event stays
 set while commands wait for it (``QueueEvent``), so commands posted together are answered together.
+When the relay asks (``stack_with_stops``), a stopping thread sends its top frame (``relayStack``) just
+before pydevd tells the stop: the relay shows the stop without a ``stackTrace`` round trip.
 
 An exception the program does not catch is reported as ``python program.py`` would
 report it: ``sys.excepthook`` is given its traceback from the program's own first frame
@@ -327,6 +329,29 @@ def adjust_pydevd(pydevd) -> None:  # noqa: ANN001 - pydevd.py
     wake_for_every_command(pydevd)
 
 
+def stack_with_every_stop(factory) -> None:  # noqa: ANN001 - pydevd's pydevd_net_command_factory_json
+    """Once a stopped thread's frames are tracked, send its top frame (``relayStack``, the body of a ``stackTrace``
+    answer for one level, plus ``threadId``): the relay shows a stop without asking for it, a round trip less."""
+    from _pydevd_bundle._debug_adapter.pydevd_base_schema import BaseSchema
+    from _pydevd_bundle.pydevd_comm_constants import CMD_PROCESS_EVENT
+    from _pydevd_bundle.pydevd_net_command import NULL_NET_COMMAND, NetCommand
+
+    factory_class = factory.NetCommandFactoryJson
+    per_thread_message = factory_class.make_thread_suspend_message
+
+    def make_thread_suspend_message(self, py_db, thread_id, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        message = per_thread_message(self, py_db, thread_id, *args, **kwargs)
+        if message is not NULL_NET_COMMAND:  # pydevd sends a stop per thread itself (not the case under DAP)
+            return message
+        stack = self.make_get_thread_stack_message(py_db, 0, thread_id, None, None, must_be_suspended=True, levels=1)
+        if stack is None:
+            return message
+        body = {**stack.as_dict["body"], "threadId": BaseSchema._translate_id_to_dap(thread_id)}
+        return NetCommand(CMD_PROCESS_EVENT, 0, {"type": "event", "event": "relayStack", "body": body}, is_json=True)
+
+    factory_class.make_thread_suspend_message = make_thread_suspend_message
+
+
 def module_path_as_python_sets_it(runner) -> None:  # noqa: ANN001 - pydevd's copy of runpy, which debugpy uses
     """``python -m`` puts the working directory's full path first on ``sys.path``; debugpy puts ``""`` (which
     would follow a later ``chdir``). The module runs with the full path, as in a plain run."""
@@ -346,6 +371,7 @@ AFTER_IMPORT = {  # module -> what to add to it
     "debugpy.common.log": describe_only_when_logged,
     "pydevd": adjust_pydevd,
     "_pydevd_bundle.pydevd_runpy": module_path_as_python_sets_it,
+    "_pydevd_bundle.pydevd_net_command_factory_json": stack_with_every_stop,  # when the relay asks for it
 }
 
 
@@ -384,6 +410,8 @@ def main() -> None:
     settings = json.loads(os.environ.pop(BOOT_VARIABLE, "{}"))
     sys.modules[BOOT_MODULE] = sys.modules[__name__]
     watch_loads()
+    if not settings.get("stack_with_stops"):
+        AFTER_IMPORT.pop("_pydevd_bundle.pydevd_net_command_factory_json")
     for name in settings.get("unset", ()):
         os.environ.pop(name, None)
     args = sys.argv[1:]

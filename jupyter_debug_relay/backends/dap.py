@@ -71,6 +71,7 @@ class DapBackend(DapFeatures, Backend):
         self._stopping: dict[int, str | None] = {}  # the relay's line breakpoints that stop -> their condition
         self._conditions: dict[int, str] = {}  # the relay's breakpoint id -> its condition
         self._pending_hits: list[int] = []  # threads that reached a breakpoint with the stopped one, reported next
+        self._pushed_stacks: dict[int, wire.PushedStack] = {}  # thread -> the top frame of its last stop, if pushed
         self._function_bps: dict[str, int] = {}  # function name -> the relay's breakpoint id
         self._child_counts: dict[int, tuple[int, int]] = {}  # variables ref -> (named, indexed)
         self.ref_origin: dict[int, tuple[int | None, Variable]] = {}  # variables ref -> (frame id, its variable)
@@ -190,10 +191,16 @@ class DapBackend(DapFeatures, Backend):
 
     def _event_stopped(self, body: wire.StoppedEvent) -> None:
         self.startup.mark("run to first stop")
-        self.spawn(self._report_stop(body))
+        self.spawn(self._report_stop(body, pushed=self._pushed_stacks.pop(body.get("threadId"), None)))
 
-    async def _report_stop(self, body: wire.StoppedEvent, pending: list[int] | None = None) -> None:
-        """Report a stop; ``pending`` are the threads still to report at a breakpoint (found here when None)."""
+    def _event_relayStack(self, body: wire.PushedStack) -> None:
+        """A thread's top frame, sent by the relay's boot as the thread stops, just before the stop is told."""
+        self._pushed_stacks[body["threadId"]] = body
+
+    async def _report_stop(self, body: wire.StoppedEvent, pending: list[int] | None = None,
+                           pushed: wire.PushedStack | None = None) -> None:
+        """Report a stop; ``pending`` are the threads still to report at a breakpoint (found here when None);
+        ``pushed`` is the stopped thread's top frame if the peer sent it with the stop."""
         thread_id = body.get("threadId") or await self._any_thread(None)
         reason = body["reason"]
         if self.config.get("stopOnEntry") and not self._stopped_before:
@@ -206,7 +213,7 @@ class DapBackend(DapFeatures, Backend):
             description=wire.stop_description(body),
         )
         try:
-            frames, _total = await self.stack(thread_id, 0, 1)
+            frames, _total = self._frames(pushed, 0) if pushed is not None else await self.stack(thread_id, 0, 1)
             stop.frame = frames[0] if frames else None
             stop.source_note = await self.source_changed(stop.frame) if stop.frame is not None else ""
             stop.source_changed = bool(stop.source_note)
@@ -253,6 +260,7 @@ class DapBackend(DapFeatures, Backend):
             self._known_threads[thread_id] = ""
         elif reason == "exited":
             self._known_threads.pop(thread_id, None)
+            self._pushed_stacks.pop(thread_id, None)
         self.events.on_thread(thread_id, reason)
 
     def _event_breakpoint(self, body: wire.BreakpointEvent) -> None:
@@ -374,7 +382,10 @@ class DapBackend(DapFeatures, Backend):
         args: dict[str, Any] = {"threadId": thread_id, "startFrame": start}
         if levels:
             args["levels"] = levels
-        answer: wire.StackTraceResponse = await self.request("stackTrace", args)
+        return self._frames(await self.request("stackTrace", args), start)
+
+    def _frames(self, answer: wire.StackTraceResponse, start: int) -> tuple[list[Frame], int]:
+        """The frames of a ``stackTrace`` answer that begins at ``start``, and how many the stack has."""
         for f in answer["stackFrames"]:
             if f.get("instructionPointerReference"):
                 self._instruction_refs[f["id"]] = f["instructionPointerReference"]

@@ -125,6 +125,13 @@ class StackTraceResponse(TypedDict):
 
 
 @with_config(STRICT)
+class PushedStack(StackTraceResponse):
+    """The relay boot's ``relayStack`` event: a stopped thread's top frame, as ``stackTrace`` answers it."""
+
+    threadId: int
+
+
+@with_config(STRICT)
 class DapScope(TypedDict):
     name: str
     variablesReference: int
@@ -265,6 +272,7 @@ class StartDebuggingArguments(TypedDict):
 EVENTS = shapes("event", {
     "stopped": StoppedEvent, "continued": ContinuedEvent, "output": OutputEvent, "thread": ThreadEvent,
     "breakpoint": BreakpointEvent, "process": ProcessEvent, "exited": ExitedEvent, "relayForked": ForkedEvent,
+    "relayStack": PushedStack,
 })
 RESPONSES = shapes("response", {
     "initialize": Capabilities, "threads": ThreadsResponse, "stackTrace": StackTraceResponse,

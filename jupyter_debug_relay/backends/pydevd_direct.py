@@ -86,7 +86,8 @@ class PydevdDirectBackend(DebugpyBackend):
         server = await asyncio.start_server(on_connect, "127.0.0.1", 0, limit=1 << 20)
         try:
             port = server.sockets[0].getsockname()[1]
-            boot = {**json.loads(self.target_env[BOOT_VARIABLE]), "token": token, "free_children": True}
+            boot = {**json.loads(self.target_env[BOOT_VARIABLE]), "token": token, "free_children": True,
+                    "stack_with_stops": True}
             env = {**self.target_env, BOOT_VARIABLE: json.dumps(boot)}
             proc = await self._spawn_target(self._target_argv(port), self.config.get("cwd"), env)
             self.pid = proc.pid
