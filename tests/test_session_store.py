@@ -106,6 +106,8 @@ def test_a_session_leaves_its_folder_index_link_and_masked_events(home, program)
         assert info["uid"] == uid and info["id"] == "s1" and info["backend"] == "debugpy"
         assert info["pid"] == os.getpid() and info["target"] == program
         assert info["capabilities"]["supportsSetVariable"] is True  # kept once here, not in every session event
+        listed = json.loads((home / "index.json").read_text())["sessions"]
+        assert [e["uid"] for e in listed] == [uid] and "capabilities" not in listed[0]  # the index stays small
     events = events_of(home, uid)
     assert all(set(e) == {"seq", "ts", "type", "session", "data"} and e["session"] == uid for e in events)
     kinds = [e["type"] for e in events]
