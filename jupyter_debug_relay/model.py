@@ -12,6 +12,7 @@ SESSION_STATES = ("created", "launching", "running", "paused", "terminated", "fa
 
 
 _LEAVES = (str, int, float, bool, type(None))
+_LEAF_TYPES = frozenset(_LEAVES)  # leaves are copied in place, without a call: a session's info has ~150 of them
 
 
 def as_dict(obj: Any) -> Any:
@@ -19,11 +20,12 @@ def as_dict(obj: Any) -> Any:
     if isinstance(obj, _LEAVES):
         return obj
     if isinstance(obj, dict):
-        return {k: as_dict(v) for k, v in obj.items()}
+        return {k: v if type(v) in _LEAF_TYPES else as_dict(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [as_dict(x) for x in obj]
+        return [x if type(x) in _LEAF_TYPES else as_dict(x) for x in obj]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {name: as_dict(getattr(obj, name)) for name in _field_names(type(obj))}
+        return {name: v if type(v := getattr(obj, name)) in _LEAF_TYPES else as_dict(v)
+                for name in _field_names(type(obj))}
     return obj
 
 

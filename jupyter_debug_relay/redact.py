@@ -14,6 +14,7 @@ _NAME = re.compile(rf"(?i){_SECRET}|_KEY\b|_KEY$")
 _IN_REPR = re.compile(
     rf"""(?P<key>['"]?[\w.-]*(?:(?i:{_SECRET})|_KEY)[\w.-]*['"]?\s*[:=]\s*)(?P<value>'[^']*'|"[^"]*"|[^\s,)}}\]]+)"""
 )
+_TEXTS = frozenset(("value", "target", "description"))  # keys whose text may hold a secret-named value
 _FLAG = re.compile(rf"(?i)^--?[\w-]*(?:{_SECRET}|[_-]key)[\w-]*$")
 
 
@@ -53,14 +54,14 @@ def mask(obj: Any) -> Any:
         return obj
     out: dict[str, Any] = {}
     for key, value in obj.items():
-        if isinstance(value, str) and secret_name(key):
-            out[key] = REDACTED
+        if isinstance(value, str):
+            out[key] = REDACTED if secret_name(key) else mask_text(value) if key in _TEXTS else value
         elif key == "args" and isinstance(value, list):
             out[key] = mask_args(value)
-        elif key in ("value", "target", "description") and isinstance(value, str):
-            out[key] = mask_text(value)
-        else:
+        elif isinstance(value, (dict, list)):
             out[key] = mask(value)
+        else:
+            out[key] = value
     name = obj.get("name")
     if isinstance(name, str) and isinstance(obj.get("value"), str) and secret_name(name):
         out["value"] = REDACTED
