@@ -343,10 +343,12 @@ def stack_with_every_stop(factory) -> None:  # noqa: ANN001 - pydevd's pydevd_ne
         message = per_thread_message(self, py_db, thread_id, *args, **kwargs)
         if message is not NULL_NET_COMMAND:  # pydevd sends a stop per thread itself (not the case under DAP)
             return message
-        stack = self.make_get_thread_stack_message(py_db, 0, thread_id, None, None, must_be_suspended=True, levels=1)
-        if stack is None:
+        try:
+            stack = self.make_get_thread_stack_message(py_db, 0, thread_id, None, None, must_be_suspended=True,
+                                                       levels=1)
+            body = {**stack.as_dict["body"], "threadId": BaseSchema._translate_id_to_dap(thread_id)}
+        except Exception:  # the stop goes on without it: the relay then asks for the stack
             return message
-        body = {**stack.as_dict["body"], "threadId": BaseSchema._translate_id_to_dap(thread_id)}
         return NetCommand(CMD_PROCESS_EVENT, 0, {"type": "event", "event": "relayStack", "body": body}, is_json=True)
 
     factory_class.make_thread_suspend_message = make_thread_suspend_message
