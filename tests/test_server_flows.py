@@ -85,9 +85,10 @@ def test_happy_path_3_1(api, tmp_path):
 
 def test_launch_in_a_new_session_and_paged_output_3_3(api, tmp_path):
     app = write(tmp_path, "train.py", """
-        import os, sys
+        import os, sys, time
         for i in range(5):
-            print("line", i)
+            print("line", i, flush=True)
+            time.sleep(0.05)  # a chunk of output each (piped stdout would come whole at the end)
         print("args", sys.argv[1:], os.environ["CUDA_VISIBLE_DEVICES"], os.getcwd())
     """)
     sid = ok(api.post("/sessions", json={}))["session"]["id"]
