@@ -73,6 +73,16 @@ def test_a_stack_trace_whose_total_frames_is_text_fails_the_session(relay: Relay
         peer.stop()
 
 
+def test_a_pushed_stack_whose_frames_are_not_a_list_fails_the_session(relay: Relay, quiet_loop: None) -> None:
+    session, peer, errors = connect(relay, {"relayStack": {"threadId": 1, "stackFrames": "top"}})
+    try:
+        with pytest.raises(RelayError) as caught:
+            session.wait_for_stop(timeout=10)
+        assert_failed(session, caught.value, errors, "relayStack event whose stackFrames is 'top'")
+    finally:
+        peer.stop()
+
+
 def test_a_malformed_threads_answer_is_a_protocol_error_not_a_type_error(relay: Relay, quiet_loop: None) -> None:
     session, peer, errors = connect(relay, {"threads": {"threads": [1, 2]}})
     try:

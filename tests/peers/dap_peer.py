@@ -51,6 +51,7 @@ AT_THE_END = (
     ("terminated", {}),
 )
 REVERSE = ("runInTerminal",)  # reverse requests, sent only when a test gives their (bad) arguments
+PUSHED = ("relayStack",)  # events sent just before the first stop, only when a test gives their (bad) body
 
 
 class DapPeer:
@@ -111,6 +112,9 @@ class DapPeer:
             for name in REVERSE:
                 if name in self.bad:
                     self._send(writer, {"type": "request", "command": name, "arguments": self.bad[name]})
+            for name in PUSHED:
+                if name in self.bad:
+                    self._event(writer, name, {})
             for name, event in AFTER_CONFIGURATION:
                 self._event(writer, name, event)
         elif command in ("next", "stepIn", "stepOut"):
