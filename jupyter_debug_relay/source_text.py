@@ -9,7 +9,10 @@ from functools import lru_cache
 
 def line_of(source: str, line: int) -> str:
     """Line ``line`` (1-based) of ``source`` without its line end; empty when there is no such line."""
-    lines = source.splitlines()
+    return _nth(source.splitlines(), line)
+
+
+def _nth(lines: list[str] | tuple[str, ...], line: int) -> str:
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
@@ -25,8 +28,7 @@ def file_line(path: str | None, line: int) -> str:
         if not stat.S_ISREG(st.st_mode):
             return ""
         if st.st_size <= CACHED_FILE_SIZE:
-            lines = _lines(path, st.st_mtime_ns, st.st_size)
-            return lines[line - 1] if 0 < line <= len(lines) else ""
+            return _nth(_lines(path, st.st_mtime_ns, st.st_size), line)
         with open(path, encoding="utf-8", errors="replace") as f:
             for number, text in enumerate(f, 1):
                 if number == line:
