@@ -8,7 +8,8 @@ over TCP and over stdio, with ratios (anchor / relay: how many times faster).
 The session store's cost is measured in the same run: steps with the store off and on, interleaved.
 Launches are timed phase by phase (``SessionInfo.startup``), restarts too; many sessions step at once
 (20 and 50, each at an agent's pace); and a test suite the bench writes runs plainly, under a no-op trace
-function (the floor of any tracing debugger on this Python) and under the relay with a breakpoint never hit.
+function in Python and in C (the floor of any debugger that traces through ``sys.settrace`` on this Python;
+the C one is built when a C compiler is here), and under the relay without a breakpoint and with one never hit.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import random
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -159,11 +161,40 @@ def fib(n):
     return a
 """
 NOOP_TRACE = "import sys, pytest\nsys.settrace(lambda *a: None)\nsys.exit(pytest.main(sys.argv[1:]))\n"
+# The same in C: what the interpreter's own tracing costs, with a trace function that takes no time.
+C_NOOP_TRACE = """#include <Python.h>
+#include <frameobject.h>
+static int noop(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg) { return 0; }
+static PyObject *on(PyObject *self, PyObject *unused) { PyEval_SetTrace(noop, NULL); Py_RETURN_NONE; }
+static PyMethodDef methods[] = {{"on", on, METH_NOARGS, ""}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "c_noop_trace", NULL, -1, methods};
+PyMODINIT_FUNC PyInit_c_noop_trace(void) { return PyModule_Create(&module); }
+"""
+C_NOOP_RUN = "import sys, pytest, c_noop_trace\nc_noop_trace.on()\nsys.exit(pytest.main(sys.argv[1:]))\n"
+
+
+def build_c_noop(folder: str) -> str | None:
+    """Compile the C no-op tracer beside the suite; the runner's path, or None with no C compiler here."""
+    source = os.path.join(folder, "c_noop_trace.c")
+    with open(source, "w") as f:
+        f.write(C_NOOP_TRACE)
+    library = os.path.join(folder, "c_noop_trace" + sysconfig.get_config_var("EXT_SUFFIX"))
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    try:
+        subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-I", sysconfig.get_paths()["include"], source,
+                        "-o", library], check=True, capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    runner = os.path.join(folder, "c_noop_run.py")
+    with open(runner, "w") as f:
+        f.write(C_NOOP_RUN)
+    return runner
 
 
 def measure_suite(folder: str, tests: int = 300, runs: int = 3) -> dict:
-    """A suite of ``tests`` tests: plainly, under a no-op trace function, and under the relay with a breakpoint
-    in a function no test calls (wall time of the whole pytest run, best of ``runs``)."""
+    """A suite of ``tests`` tests: plainly, under a no-op trace function in Python and in C, and under the relay
+    with a breakpoint in a function no test calls, and with none (wall time of the whole pytest run, best of
+    ``runs``)."""
     suite = os.path.join(folder, "test_suite.py")
     with open(suite, "w") as f:
         f.write(SUITE_HEAD + "".join(SUITE_TEST.format(k=k, size=k % 50 + 20) for k in range(tests)))
@@ -180,22 +211,28 @@ def measure_suite(folder: str, tests: int = 300, runs: int = 3) -> dict:
 
     plain = min(timed([sys.executable, "-m", "pytest", *args]) for _ in range(runs))
     traced = min(timed([sys.executable, noop, *args]) for _ in range(runs))
-    debugged = []
+    c_runner = build_c_noop(folder)
+    c_traced = min(timed([sys.executable, c_runner, *args]) for _ in range(runs)) if c_runner else None
+
+    def debugged(relay: Relay) -> float:
+        started = time.perf_counter()
+        session = relay.launch(module="pytest", args=args, cwd=folder, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        try:
+            session.wait_for_stop(600)
+            raise AssertionError("the breakpoint no test reaches stopped the suite")
+        except RelayError:
+            pass  # the suite ran to its end
+        assert session.exit_code == 0, session.output().text[-2000:]
+        return ms(time.perf_counter() - started)
+
     with Relay(record=False) as relay:
+        bare = min(debugged(relay) for _ in range(runs))
         relay.breakpoints.add(suite, SUITE_HEAD.splitlines().index('    return "the breakpoint is here"  # never') + 1)
-        for _ in range(runs):
-            started = time.perf_counter()
-            session = relay.launch(module="pytest", args=args, cwd=folder,
-                                   env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-            try:
-                session.wait_for_stop(600)
-                raise AssertionError("the breakpoint no test reaches stopped the suite")
-            except RelayError:
-                pass  # the suite ran to its end
-            debugged.append(ms(time.perf_counter() - started))
-            assert session.exit_code == 0, session.output().text[-2000:]
-    return {"suite_plain_ms": plain, "suite_noop_trace_ms": traced, "suite_debugged_ms": min(debugged),
-            "suite_ratio": min(debugged) / plain, "suite_floor_ratio": traced / plain}
+        with_bp = min(debugged(relay) for _ in range(runs))
+    return {"suite_plain_ms": plain, "suite_noop_trace_ms": traced, "suite_c_noop_trace_ms": c_traced,
+            "suite_no_bp_ms": bare, "suite_debugged_ms": with_bp, "suite_ratio": with_bp / plain,
+            "suite_floor_ratio": traced / plain, "suite_c_floor_ratio": c_traced / plain if c_traced else None,
+            "suite_no_bp_ratio": bare / plain}
 
 
 def measure_store(n: int, program: str, home: str) -> dict:
@@ -328,7 +365,10 @@ def main() -> None:
     print(f"| {'  under a no-op trace function':<30} | {relay['suite_noop_trace_ms']:>8.0f} | {'':>6} |")
     print(f"| {'  under the relay, bp not hit':<30} | {relay['suite_debugged_ms']:>8.0f} | {'':>6} |")
     print(f"| {'  ratio debugged / plain':<30} | {relay['suite_ratio']:>8.2f} | {1.5:>6} |")
+    print(f"| {'  ratio relay, no bp / plain':<30} | {relay['suite_no_bp_ratio']:>8.2f} | {'':>6} |")
     print(f"| {'  ratio no-op tracer / plain':<30} | {relay['suite_floor_ratio']:>8.2f} | {'':>6} |")
+    if relay["suite_c_floor_ratio"] is not None:
+        print(f"| {'  ratio C no-op tracer / plain':<30} | {relay['suite_c_floor_ratio']:>8.2f} | {'':>6} |")
     print(json.dumps({"relay": relay, "anchors": anchors}))
 
 
