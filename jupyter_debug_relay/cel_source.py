@@ -12,24 +12,30 @@ from typing import Any
 
 from .errors import RelayError
 
-try:
-    import celpy
-except ImportError:
-    celpy = None
-
 UNCHECKED = "its CEL condition was not checked here (cel-python is not installed); the runtime judges it"
+
+
+@functools.cache
+def _celpy() -> Any:
+    """cel-python, imported at the first condition: it is large, and a kernel that checks none never loads it."""
+    try:
+        import celpy
+    except ImportError:
+        return None
+    return celpy
 
 
 @functools.cache
 def _environment() -> Any:
     limit = sys.getrecursionlimit()
-    environment = celpy.Environment()
+    environment = _celpy().Environment()
     sys.setrecursionlimit(max(limit, sys.getrecursionlimit()))  # celpy raises it; never lower a higher one
     return environment
 
 
 def check_condition(condition: str) -> bool:
     """Raise ``invalid_condition`` when ``condition`` does not parse as CEL; False when it could not be checked."""
+    celpy = _celpy()
     if celpy is None:
         return False
     try:

@@ -142,7 +142,7 @@ def test_a_malformed_cel_condition_is_refused_before_it_is_sent(kernel, peer):
 
 
 def test_without_cel_python_a_condition_goes_unchecked_and_the_breakpoint_says_so(monkeypatch):
-    monkeypatch.setattr(cel_source, "celpy", None)
+    monkeypatch.setattr(cel_source, "_celpy", lambda: None)
     bp = BreakpointStore().add_stage("create_user", "transform", condition="input.email ==")
     assert bp.message == "its CEL condition was not checked here (cel-python is not installed); the runtime judges it"
 

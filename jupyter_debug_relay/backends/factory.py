@@ -8,8 +8,6 @@ from . import registry
 from .base import Backend, BackendEvents
 from .dap import DapBackend
 from .debugpy import DebugpyBackend
-from .ez import EzBackend
-from .mycel import MycelBackend
 from .pydevd_direct import PydevdDirectBackend
 
 
@@ -26,11 +24,15 @@ def attach(request_timeout: float, **options: Any):
 
 def ez(request_timeout: float, program: str, ez: str, cwd: str | None):
     """An EZ program under ``ez debugserver``."""
+    from .ez import EzBackend  # here, not at the top: a kernel that starts none never loads it
+
     return lambda events: EzBackend(events, program, ez=ez, cwd=cwd, request_timeout=request_timeout)
 
 
 def mycel(request_timeout: float, url: str):
     """A Mycel service's debug socket."""
+    from .mycel import MycelBackend  # here, not at the top: it brings a WebSocket client
+
     return lambda events: MycelBackend(events, url, request_timeout=request_timeout)
 
 
@@ -49,7 +51,7 @@ def is_dap(backend: Backend) -> bool:
 
 def is_mycel(backend: Backend) -> bool:
     """Whether the backend is a Mycel runtime (inspect, ready, consume, timeline)."""
-    return isinstance(backend, MycelBackend)
+    return backend.kind == "mycel"
 
 
 __all__ = ["BackendEvents", "launch", "attach", "ez", "mycel", "dap", "is_dap", "is_mycel"]
