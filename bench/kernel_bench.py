@@ -265,6 +265,8 @@ def measure_paced(folder: str, sessions: int = 20, steps: int = 40, think: float
         cell, comm_steps, magic_steps, shown = None, [], [], ""
         while due or sent or cell:
             now = time.perf_counter()
+            if sent and now - min(sent.values()) > 30:
+                raise TimeoutError(f"no stop from {sorted(sent)} within 30 s")
             for name in [name for name, at in due.items() if at <= now]:
                 del due[name]
                 if name == names[-1]:
