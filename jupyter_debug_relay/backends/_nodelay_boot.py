@@ -373,7 +373,6 @@ AFTER_IMPORT = {  # module -> what to add to it
     "debugpy.common.log": describe_only_when_logged,
     "pydevd": adjust_pydevd,
     "_pydevd_bundle.pydevd_runpy": module_path_as_python_sets_it,
-    "_pydevd_bundle.pydevd_net_command_factory_json": stack_with_every_stop,  # when the relay asks for it
 }
 
 
@@ -412,8 +411,8 @@ def main() -> None:
     settings = json.loads(os.environ.pop(BOOT_VARIABLE, "{}"))
     sys.modules[BOOT_MODULE] = sys.modules[__name__]
     watch_loads()
-    if not settings.get("stack_with_stops"):
-        AFTER_IMPORT.pop("_pydevd_bundle.pydevd_net_command_factory_json")
+    if settings.get("stack_with_stops"):
+        AFTER_IMPORT["_pydevd_bundle.pydevd_net_command_factory_json"] = stack_with_every_stop
     for name in settings.get("unset", ()):
         os.environ.pop(name, None)
     args = sys.argv[1:]
