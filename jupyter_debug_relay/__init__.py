@@ -1,10 +1,10 @@
 """A debugging toolkit inside a Jupyter kernel: debug other programs from a notebook."""
 
 from .errors import RelayError, Unsupported
-from .handles import DapSessionHandle, MycelSessionHandle, SessionHandle
-from .relay import Relay
+from .facade.handles import DapSessionHandle, MycelSessionHandle, SessionHandle
+from .facade.relay import Relay
+from .version import __version__
 
-__version__ = "0.1.0"
 __all__ = ["DapSessionHandle", "MycelSessionHandle", "Relay", "RelayError", "SessionHandle", "Unsupported",
            "__version__"]
 

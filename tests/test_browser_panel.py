@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_debug_relay.demo import example_path, line_of
+from jupyter_debug_relay.cli.demo import example_path, line_of
 from tests.conftest import assert_none_left, marked_processes
 
 CHROMIUM = "/usr/bin/chromium"

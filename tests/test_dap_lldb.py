@@ -17,7 +17,7 @@ import pytest
 from conftest import line_of
 
 from jupyter_debug_relay import RelayError
-from jupyter_debug_relay.backends import registry
+from jupyter_debug_relay.backends.dap import registry
 
 LLDB = "lldb-vscode-16"
 PROGRAMS = Path(__file__).resolve().parent / "programs"

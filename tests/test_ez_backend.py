@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_debug_relay.backends.ez import NO_LOCALS, EzBackend
+from jupyter_debug_relay.backends.ez.backend import NO_LOCALS, EzBackend
 from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.model import Breakpoint, BreakpointResult, StopInfo, Thread
 from jupyter_debug_relay.protocols.linejson import Line, LineReader

@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_debug_relay.backends.base import Backend
-from jupyter_debug_relay.backends.dap import DapBackend
-from jupyter_debug_relay.backends.ez import EzBackend
-from jupyter_debug_relay.backends.mycel import MycelBackend
+from jupyter_debug_relay.backends.dap.backend import DapBackend
+from jupyter_debug_relay.backends.ez.backend import EzBackend
+from jupyter_debug_relay.backends.mycel.backend import MycelBackend
 from jupyter_debug_relay.errors import RelayError, Unsupported
 from jupyter_debug_relay.model import Breakpoint, BreakpointResult, StopInfo
 from tests.peers import dap_peer, ez_script, jsonrpc_peer

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from jupyter_debug_relay import demo
+from jupyter_debug_relay.cli import demo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -14,7 +14,7 @@ def test_the_home_page_shows_what_make_demo_prints():
     printed = demo.transcript()
     assert "15 │ totals[name] = amount\n" in printed  # the first stop shows its line, and the line no giveaway
     assert printed == demo.shown(demo.PAGE.read_text()), (
-        "docs/index.md's transcript differs from the demo's: run python -m jupyter_debug_relay.demo")
+        "docs/index.md's transcript differs from the demo's: run python -m jupyter_debug_relay.cli.demo")
 
 
 def test_the_flagship_example_does_not_name_its_bug():

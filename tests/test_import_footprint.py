@@ -8,8 +8,8 @@ about 6 ms to each full collection of a kernel that never checks a CEL condition
 import subprocess
 import sys
 
-LATE = ("celpy", "lark", "pendulum", "websockets", "jupyter_debug_relay.backends.mycel",
-        "jupyter_debug_relay.backends.ez")
+LATE = ("celpy", "lark", "pendulum", "websockets", "jupyter_debug_relay.backends.mycel.backend",
+        "jupyter_debug_relay.backends.ez.backend")
 
 
 def loaded_after(code: str) -> set[str]:
@@ -24,7 +24,7 @@ def test_loading_the_extension_leaves_cel_and_websockets_out():
 
 def test_a_cel_condition_and_a_mycel_factory_bring_them_in():
     assert loaded_after(
-        "from jupyter_debug_relay import cel_source\nfrom jupyter_debug_relay.backends import factory\n"
+        "from jupyter_debug_relay.source import cel as cel_source\nfrom jupyter_debug_relay.backends import factory\n"
         "assert cel_source.check_condition('input.amount > 100')\nfactory.mycel(5.0, 'ws://127.0.0.1:1')\n"
         "factory.ez(5.0, 'p.ez', 'ez', None)"
     ) == set(LATE)

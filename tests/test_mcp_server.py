@@ -10,8 +10,8 @@ import httpx
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from jupyter_debug_relay.mcp_server import input_schema
 from jupyter_debug_relay.operations import OPERATIONS
+from jupyter_debug_relay.server.mcp import input_schema
 from tests.server_fixtures import line_of, live_server, write
 
 APP = """

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from jupyter_debug_relay.backends.mycel import MycelBackend
-from jupyter_debug_relay.backends.mycel_messages import PIPELINE_STAGES
+from jupyter_debug_relay.backends.mycel.backend import MycelBackend
+from jupyter_debug_relay.backends.mycel.messages import PIPELINE_STAGES
 from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.model import Breakpoint, BreakpointResult, StopInfo
 from tests.peers.mycel_peer import RuntimeThread, start_peer

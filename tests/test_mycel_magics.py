@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from jupyter_debug_relay import cel_source
 from jupyter_debug_relay.engine.breakpoints import BreakpointStore
 from jupyter_debug_relay.examples.mycel_demo import RuntimeThread
+from jupyter_debug_relay.source import cel as cel_source
 from tests.peers.mycel_peer import FaultyRuntime
 from tests.server_fixtures import live_server
 

@@ -12,6 +12,7 @@ from pydantic.fields import FieldInfo
 from jupyter_debug_relay.engine.manager import SessionManager
 from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.operations import OPERATIONS, parse
+from jupyter_debug_relay.store.profiles import ProfileStore
 
 
 def _kinds(annotation: object) -> list[object]:
@@ -91,6 +92,7 @@ class Bare:
 
     def __init__(self) -> None:
         self.manager = SessionManager()
+        self.profiles = ProfileStore()
         self.request_timeout = 5.0
 
 

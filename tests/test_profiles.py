@@ -8,9 +8,9 @@ import os
 
 import pytest
 
-from jupyter_debug_relay.engine.profiles import ProfileStore, home, spec
 from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.model import Breakpoint
+from jupyter_debug_relay.store.profiles import ProfileStore, home, spec
 
 
 def test_the_home_is_the_env_variable_else_debug_relay_in_the_jupyter_data_dir(monkeypatch, tmp_path):

@@ -19,7 +19,7 @@ import pytest
 
 from jupyter_debug_relay import RelayError
 from jupyter_debug_relay.pull import pull
-from jupyter_debug_relay.pull_codec import (
+from jupyter_debug_relay.pull.codec import (
     MAGIC,
     TARGET_SOURCE,
     PulledRepr,

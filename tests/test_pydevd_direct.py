@@ -10,7 +10,7 @@ import pytest
 from conftest import line_of
 
 from jupyter_debug_relay import RelayError
-from jupyter_debug_relay.backends.pydevd_direct import PydevdDirectBackend
+from jupyter_debug_relay.backends.debugpy.direct import PydevdDirectBackend
 
 PROGRAM = """
 import sys

@@ -234,7 +234,7 @@ def test_the_qualified_name_check_holds_on_every_python(python, tmp_path):
     import shutil
     import subprocess
 
-    from jupyter_debug_relay.backends.debugpy import qualified_condition
+    from jupyter_debug_relay.backends.debugpy.backend import qualified_condition
 
     pyenv = os.path.expanduser(f"~/.pyenv/versions/{python[6:]}.*/bin/python")
     candidates = [shutil.which(python), *sorted(glob.glob(pyenv))]

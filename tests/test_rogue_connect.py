@@ -15,7 +15,7 @@ import pytest
 from conftest import line_of, marked_processes
 
 from jupyter_debug_relay import RelayError
-from jupyter_debug_relay.backends.debugpy import BOOT_VARIABLE, DebugpyBackend
+from jupyter_debug_relay.backends.debugpy.backend import BOOT_VARIABLE, DebugpyBackend
 
 PROGRAM = """
 total = 0
@@ -89,7 +89,7 @@ def test_a_rogue_racing_three_launches_gets_nothing_run_and_every_launch_stops(r
     bp = relay.breakpoints.add(app, line_of(app, "# stop here"))
     rogue = subprocess.Popen([sys.executable, "-c", ROGUE, str(marker), app, "120"], stdout=subprocess.PIPE,
                              text=True, start_new_session=True)
-    caplog.set_level(logging.WARNING, logger="jupyter_debug_relay.backends.pydevd_direct")
+    caplog.set_level(logging.WARNING, logger="jupyter_debug_relay.backends.debugpy.direct")
     try:
         for _ in range(3):
             session = relay.launch(app)

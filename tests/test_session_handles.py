@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jupyter_debug_relay import DapSessionHandle, MycelSessionHandle, SessionHandle
-from jupyter_debug_relay.handles import handle_for
+from jupyter_debug_relay.facade.handles import handle_for
 
 
 def test_a_launched_python_session_is_a_dap_handle_without_mycel_verbs(relay, write):
@@ -21,8 +21,8 @@ def test_the_handle_type_is_chosen_by_the_backend():
         def __init__(self, backend):
             self.backend, self.id = backend, "s9"
 
-    from jupyter_debug_relay.backends.ez import EzBackend
-    from jupyter_debug_relay.backends.mycel import MycelBackend
+    from jupyter_debug_relay.backends.ez.backend import EzBackend
+    from jupyter_debug_relay.backends.mycel.backend import MycelBackend
 
     mycel = MycelBackend.__new__(MycelBackend)
     ez = EzBackend.__new__(EzBackend)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from jupyter_debug_relay import Relay
-from jupyter_debug_relay.engine.recording import Home, read_events
 from jupyter_debug_relay.errors import RelayError
-from jupyter_debug_relay.replay import Recording
+from jupyter_debug_relay.store.recording import Home, read_events
+from jupyter_debug_relay.store.replay import Recording
 from tests.conftest import line_of
 from tests.kernels import UID
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from jupyter_debug_relay.engine.recording import Home
+from jupyter_debug_relay.store.recording import Home
 from tests.conftest import line_of
 from tests.kernels import APP, UID, Kernel
 from tests.test_session_store import cli, wait_for

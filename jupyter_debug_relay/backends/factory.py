@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import registry
 from .base import Backend, BackendEvents
-from .dap import DapBackend
-from .debugpy import DebugpyBackend
-from .pydevd_direct import PydevdDirectBackend
+from .dap import registry
+from .dap.backend import DapBackend
+from .debugpy.backend import DebugpyBackend
+from .debugpy.direct import PydevdDirectBackend
 
 
 def launch(request_timeout: float, *, subprocess: bool, **options: Any):
@@ -24,14 +24,14 @@ def attach(request_timeout: float, **options: Any):
 
 def ez(request_timeout: float, program: str, ez: str, cwd: str | None):
     """An EZ program under ``ez debugserver``."""
-    from .ez import EzBackend  # here, not at the top: a kernel that starts none never loads it
+    from .ez.backend import EzBackend  # here, not at the top: a kernel that starts none never loads it
 
     return lambda events: EzBackend(events, program, ez=ez, cwd=cwd, request_timeout=request_timeout)
 
 
 def mycel(request_timeout: float, url: str):
     """A Mycel service's debug socket."""
-    from .mycel import MycelBackend  # here, not at the top: it brings a WebSocket client
+    from .mycel.backend import MycelBackend  # here, not at the top: it brings a WebSocket client
 
     return lambda events: MycelBackend(events, url, request_timeout=request_timeout)
 

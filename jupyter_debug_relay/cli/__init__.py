@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import __version__
 from ..errors import RelayError
+from ..version import __version__
 from . import operations, recordings
 
 
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         path = kernelspec.install(user=options.user, prefix=options.prefix)
         print(f"installed kernel spec {kernelspec.KERNEL_NAME} in {path}")
         return 0
-    from .. import demo
+    from . import demo
 
     try:
         code = demo.run()
@@ -77,13 +77,13 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
 
 def _serve(options: argparse.Namespace) -> int:
     """Run the relay server (or MCP on stdio) until shutdown; the relay's targets are reaped at the end."""
-    from ..relay import Relay
+    from ..facade.relay import Relay
 
     with Relay() as relay:
         if options.verb == "mcp" and not options.http:
             import anyio
 
-            from ..mcp_server import serve_stdio
+            from ..server.mcp import serve_stdio
 
             anyio.run(serve_stdio, relay, not options.no_redact)
             return 0

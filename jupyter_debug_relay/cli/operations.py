@@ -14,10 +14,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.recording import COMMANDS, EVENTS, Home
 from ..errors import RelayError
 from ..kernel.grammar import field_arg
 from ..operations import OPERATIONS, parse
+from ..store.recording import COMMANDS, EVENTS, Home
 from ..text import short_path
 from .render import Printer
 

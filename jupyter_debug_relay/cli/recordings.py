@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..engine.recording import Home, read_events
 from ..errors import RelayError
+from ..store.recording import Home, read_events
 from ..text import short_path
+from . import operations
 from .render import Printer
 
 _SPEED = re.compile(r"^(\d+(?:\.\d+)?)x?$")
@@ -134,8 +135,6 @@ def _replay(options: argparse.Namespace) -> int:
 
 def _attach(options: argparse.Namespace) -> int:
     """The session's events above a prompt that takes the CLI's operation subcommands (history, completion)."""
-    from . import build_parser
-
     home = Home()
     entry = home.resolve(options.session)
     uid = entry["uid"]
@@ -150,7 +149,8 @@ def _attach(options: argparse.Namespace) -> int:
                     printer.event(event)
 
     threading.Thread(target=follow, name="attach events", daemon=True).start()
-    parser = build_parser()
+    parser = argparse.ArgumentParser(prog="", add_help=False)
+    operations.register(parser.add_subparsers(dest="verb", required=True))
     words = ["pause", "continue", "next", "step-in", "step-out", "inspect", "eval", "bp", "help", "quit"]
     printer.text(f"attached to {uid} ({entry.get('name')}); commands: {', '.join(words)}")
     try:

@@ -6,9 +6,10 @@ import itertools
 import os
 import re
 
-from .. import cel_source, python_source
 from ..errors import RelayError
 from ..model import Breakpoint, BreakpointResult
+from ..source import cel as cel_source
+from ..source import python as python_source
 
 EXCEPTION_MODES = ("raised", "uncaught", "none")
 

@@ -13,9 +13,7 @@ from ..model import Breakpoint, BreakpointResult, as_dict
 from .breakpoints import BreakpointStore, applies
 from .events import EventBus
 from .output import DEFAULT_CAP
-from .profiles import ProfileStore
-from .session import BackendFactory, Session
-from .store import SessionStore
+from .session import BackendFactory, Session, SessionObserver
 
 log = logging.getLogger(__name__)
 
@@ -25,13 +23,12 @@ class SessionManager:
 
     def __init__(
         self, output_cap: int = DEFAULT_CAP, idle_timeout: float = 3600.0, max_value_length: int = 1000,
-        store: SessionStore | None = None,
+        store: SessionObserver | None = None,
     ) -> None:
         self.store = store
         self.max_value_length = max_value_length
         self.sessions: dict[str, Session] = {}
         self.breakpoints = BreakpointStore()
-        self.profiles = ProfileStore()  # named breakpoint sets in the home
         self.bus = EventBus()
         self.output_cap = output_cap
         self.idle_timeout = idle_timeout

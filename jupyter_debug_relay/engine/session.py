@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..backends.base import Backend, BackendEvents
 from ..errors import RelayError
@@ -22,16 +22,42 @@ from ..model import (
     VariablePage,
     as_dict,
 )
-from ..source_text import file_line, line_of
+from ..source.lines import file_line, line_of
 from .output import OutputRing
 from .output_watch import Hit, OutputWatch
 
 if TYPE_CHECKING:
-    from .manager import SessionManager
+    from .breakpoints import BreakpointStore
+    from .events import EventBus
 
 log = logging.getLogger(__name__)
 
 BackendFactory = Callable[[BackendEvents], Backend]
+
+
+class SessionObserver(Protocol):
+    """Who records the sessions (the session store): told when one opens, stops and leaves a stop, and at the end."""
+
+    def open(self, session: Session) -> None: ...
+
+    def at_stop(self, session: Session) -> None: ...
+
+    def left_stop(self, session: Session, seq: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class SessionHost(Protocol):
+    """What a session needs of the manager that holds it."""
+
+    bus: EventBus
+    breakpoints: BreakpointStore
+    store: SessionObserver | None
+    max_value_length: int
+
+    def spawn(self, coro: Any) -> None: ...
+
+    async def start_child(self, parent: Session, factory: BackendFactory, name: str) -> None: ...
 FINISHED_KEPT = 200  # finished threads remembered for the steps that ran them to their end
 
 
@@ -40,7 +66,7 @@ class Session(BackendEvents):
 
     def __init__(
         self,
-        manager: SessionManager,
+        manager: SessionHost,
         session_id: str,
         name: str,
         factory: BackendFactory,

@@ -13,10 +13,10 @@ import time
 from typing import Any
 
 from ..errors import RelayError
-from ..events import STATE_EVENTS, Event, EventQueue, dropped_event
+from ..facade.events import STATE_EVENTS, Event, EventQueue, dropped_event
+from ..facade.relay import Relay
 from ..model import as_dict
 from ..operations import OPERATIONS
-from ..relay import Relay
 
 log = logging.getLogger(__name__)
 

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import RelayError
-from ..handles import SessionHandle
+from ..facade.handles import SessionHandle
+from ..facade.relay import Relay
 from ..model import StopInfo, Variable
 from ..operations import OPERATIONS, parse
 from ..pull import DEFAULT_MAX_BYTES, pull
-from ..relay import Relay
-from ..source_text import file_line
+from ..source.lines import file_line
 from ..text import short_path, stop_with_line
 from .editing import EditingCommands
 from .grammar import Command, parse_session_line, usage

@@ -12,8 +12,8 @@ from ..errors import RelayError
 from .results import BreakpointsResult, Result, ValueResult
 
 if TYPE_CHECKING:
-    from ..handles import SessionHandle
-    from ..relay import Relay
+    from ..facade.handles import SessionHandle
+    from ..facade.relay import Relay
     from .grammar import Command
     from .parsing import BpCommand
 

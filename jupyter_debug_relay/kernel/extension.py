@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..relay import Relay
+from ..facade.relay import Relay
 from .comm import CommChannel
 from .commands import Commands
 from .magics import MAGIC_NAMES, Completer, DebugMagics

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..replay import Recording
+from ..store.replay import Recording
 from .results import Result, _e, _table
 
 

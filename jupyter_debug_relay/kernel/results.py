@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import RelayError
 from ..model import Breakpoint, Frame, OutputPage, ProcessInfo, SessionInfo, StopInfo, Thread, Variable, Watch
-from ..source_text import line_of
+from ..source.lines import line_of
 from ..text import (
     breakpoint_text,
     exit_text,

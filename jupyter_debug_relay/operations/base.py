@@ -9,15 +9,17 @@ from typing import Any, Protocol
 from ..engine.manager import SessionManager
 from ..engine.session import Session
 from ..errors import RelayError
+from ..store.profiles import ProfileStore
 from . import params as P
 
 Run = Callable[[Any, Any], Awaitable[Any]]  # a dict of model objects, or one model object
 
 
 class Context(Protocol):
-    """What an operation runs against: the relay's session manager and its request timeout."""
+    """What an operation runs against: the relay's session manager, its breakpoint profiles and request timeout."""
 
     manager: SessionManager
+    profiles: ProfileStore
     request_timeout: float
 
 

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, create_model
 
-from ..engine.profiles import spec
 from ..errors import RelayError
 from ..redact import REDACTED, mask
+from ..store.profiles import spec
 from . import params as P
 from .base import SESSION_ERRORS, Context, Operation, S, session_of
 from .created import empty
@@ -91,10 +91,9 @@ def check_unmasked(body: Any, where: str = "start") -> None:
             check_unmasked(item, f"{where}[{i}]")
 
 
-async def apply(ctx: Context, profile: Profile, session: str | None = None) -> list[Any]:
+async def apply(core: dict[str, Operation], ctx: Context, profile: Profile, session: str | None = None
+                ) -> list[Any]:
     """Make ``profile``'s breakpoints (``session``'s own if given; one already there is kept), set its mode."""
-    from .table import OPERATIONS as core  # the table holds this module's verbs: it is complete by now
-
     made = []
     for bp in profile.breakpoints:
         fields = {**bp.model_dump(exclude={"enabled"}, exclude_none=True), "session": session}
@@ -120,21 +119,21 @@ def operations(core: dict[str, Operation]) -> tuple[Operation, ...]:
     """Profiles, export and import; an import starts its target with ``core``'s launch, attach or connect."""
 
     async def _profiles(ctx: Context, p: P.NoParams) -> dict[str, Any]:
-        return {"profiles": await asyncio.to_thread(ctx.manager.profiles.names)}
+        return {"profiles": await asyncio.to_thread(ctx.profiles.names)}
 
     async def _save_profile(ctx: Context, p: ProfileName) -> dict[str, Any]:
         kept = now(ctx)
-        return {"profile": await asyncio.to_thread(ctx.manager.profiles.save, p.name, kept["breakpoints"],
+        return {"profile": await asyncio.to_thread(ctx.profiles.save, p.name, kept["breakpoints"],
                                                    kept["exceptions"])}
 
     async def _load_profile(ctx: Context, p: ProfileName) -> dict[str, Any]:
-        saved = await asyncio.to_thread(ctx.manager.profiles.load, p.name)
+        saved = await asyncio.to_thread(ctx.profiles.load, p.name)
         try:
             profile = Profile.model_validate({k: v for k, v in saved.items() if k != "name"})
         except ValueError as exc:
             raise RelayError("invalid_request", f"Profile {p.name!r} is not a breakpoint set: {exc}",
                              "Save it again with save_profile.") from None
-        return {"breakpoints": await apply(ctx, profile), "exceptions": ctx.manager.breakpoints.exceptions}
+        return {"breakpoints": await apply(core, ctx, profile), "exceptions": ctx.manager.breakpoints.exceptions}
 
     async def _export(ctx: Context, p: ExportParams) -> dict[str, Any]:
         session = session_of(ctx, p.session)
@@ -147,7 +146,7 @@ def operations(core: dict[str, Operation]) -> tuple[Operation, ...]:
     async def _import(ctx: Context, p: ImportParams) -> dict[str, Any]:
         check_unmasked(p.start.model_dump())
         session = empty(ctx)
-        await apply(ctx, p, session.id)  # the export's breakpoints are the new session's own
+        await apply(core, ctx, p, session.id)  # the export's breakpoints are the new session's own
         start = core[p.start.operation]
         args = {**p.start.args, "session": session.id, **({"name": p.name} if p.name else {})}
         try:

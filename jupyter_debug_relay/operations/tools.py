@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..backends.local_processes import python_processes
+from ..backends.debugpy.processes import python_processes
 from ..model import ProcessInfo
 from ..transports import process
 from . import params as P

@@ -19,12 +19,13 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route as StarletteRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .. import __version__
-from ..backends.registry import BUILTIN
+from ..backends.dap.registry import BUILTIN
 from ..errors import RelayError
 from ..operations import OPERATIONS
 from ..redact import mask
+from ..version import __version__
 from . import calls
+from .calls import STATUS
 from .persist import Persistence, ProfilePut, parse_body
 from .routes import ROUTES, Route, start_options
 
@@ -33,13 +34,6 @@ log = logging.getLogger(__name__)
 MAX_BODY = 1 << 20  # bytes of a request body
 KEEPALIVE = 15.0  # seconds between SSE comments on a quiet stream
 
-STATUS = {
-    "invalid_request": 400, "file_not_found": 400, "invalid_line": 400, "syntax_error": 400,
-    "invalid_condition": 400, "evaluation_failed": 400, "unauthorized": 401, "forbidden": 403,
-    "session_not_found": 404, "not_found": 404, "method_not_allowed": 405, "not_paused": 409, "not_running": 409,
-    "target_exited": 409, "too_large": 413, "unsupported": 400, "adapter_failed": 502,
-    "connection_failed": 502, "protocol_error": 502, "timeout": 504, "internal_error": 500,
-}
 BACKENDS = ("debugpy", "dap", "mycel", "ez")
 
 

@@ -9,12 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter, create_model
 
-from .. import __version__
 from ..errors import HINTS
 from ..model import SessionInfo, Watch
 from ..operations.keeping import NamedProfile
 from ..operations.table import RESULT_TYPES
-from .app import STATUS
+from ..version import __version__
+from .calls import STATUS
 from .persist import ProfilePut
 from .routes import ROUTES, Route, _camel
 

@@ -9,12 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ..engine.profiles import ProfileStore, spec
 from ..errors import RelayError
 from ..model import as_dict
-from ..operations import keeping
+from ..operations import OPERATIONS, keeping
 from ..operations.dispatch import invalid
 from ..operations.keeping import BreakpointSpec, Profile
+from ..store.profiles import ProfileStore, spec
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +40,8 @@ class Persistence:
     def __init__(self, relay: Any, root: str | None = None) -> None:
         self.relay = relay
         if root:
-            relay.manager.profiles = ProfileStore(root)
-        self.store = relay.manager.profiles
+            relay.profiles = ProfileStore(root)
+        self.store = relay.profiles
         self._writer: concurrent.futures.ThreadPoolExecutor | None = None
         self._written: Any = None
         self._unsubscribe: Any = None
@@ -56,7 +56,7 @@ class Persistence:
 
     async def apply(self, profile: Profile) -> list[dict[str, Any]]:
         """Make every breakpoint of ``profile`` (one already there is kept) and set its exception mode."""
-        made = await asyncio.wrap_future(self.relay.submit(keeping.apply(self.relay, profile)))
+        made = await asyncio.wrap_future(self.relay.submit(keeping.apply(OPERATIONS, self.relay, profile)))
         return as_dict(made)
 
     # -- the saved set ------------------------------------------------------------------------

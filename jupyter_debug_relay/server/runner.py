@@ -140,7 +140,7 @@ class RelayServer:
 
 def _mcp(relay: Any, config: ServerConfig) -> tuple[Any, Callable[[], contextlib.AbstractAsyncContextManager[Any]]]:
     """MCP over streamable HTTP at ``/mcp`` and the lifespan its session manager needs."""
-    from ..mcp_server import http_app
+    from .mcp import http_app
 
     app, manager = http_app(relay, config)
 

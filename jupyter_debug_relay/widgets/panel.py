@@ -12,10 +12,10 @@ import ipywidgets as widgets
 from traitlets import Int, Unicode
 
 from ..errors import RelayError
-from ..events import Event
-from ..handles import SessionHandle
+from ..facade.events import Event
+from ..facade.handles import SessionHandle
+from ..facade.relay import Relay
 from ..model import Frame, Thread
-from ..relay import Relay
 from .breakpoints import BreakpointList
 from .evaluate import EvaluateBox
 from .flows import FlowsView

@@ -14,7 +14,7 @@ from traitlets import Int
 
 from ..errors import RelayError
 from ..model import Scope, VariablePage
-from ..replay import Recording, ReplayStop
+from ..store.replay import Recording, ReplayStop
 from .lifecycle import close_children
 from .output import OutputView
 from .source import SourceView

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import ipywidgets as widgets
 from traitlets import Bool, Int, Unicode, observe
@@ -10,8 +10,13 @@ from traitlets import Bool, Int, Unicode, observe
 from ..model import Scope, Variable, VariablePage
 from .format import MONO, esc, one_line, value_box
 
-if TYPE_CHECKING:
-    from .variables import VariablesTree
+
+class VariablesTree(Protocol):
+    """What a node asks of its tree (``variables.VariablesTree``): load a page of its children, copy it."""
+
+    def load(self, node: VariableNode, start: int) -> None: ...
+
+    def copy(self, node: VariableNode) -> None: ...
 
 PAGE = 50  # children fetched per page
 

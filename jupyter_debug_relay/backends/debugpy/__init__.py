@@ -1,0 +1,1 @@
+"""Python targets through debugpy: launch and attach, the boot run inside the target, pydevd's extras."""

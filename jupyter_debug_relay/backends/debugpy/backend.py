@@ -1,0 +1,418 @@
+"""The debugpy backend: Python scripts, modules and running processes, at the speed floor."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import debugpy.launcher
+
+from ...errors import RelayError
+from ...model import Breakpoint, BreakpointResult, ExceptionInfo, Frame, Variable, VariablePage
+from ...source import python as python_source
+from ..base import BackendEvents
+from ..dap import messages as wire
+from ..dap.backend import DapBackend
+from . import interpreter, native_wait, source_changes
+from .crash_traceback import python_order
+from .slow_inspection import SlowInspection
+from .values import BYTES_TYPES, PythonValues
+
+NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
+LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
+LAUNCHER_DIR = os.path.realpath(os.path.dirname(debugpy.launcher.__file__))  # what our adapter's runInTerminal runs
+BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the boots' settings; they remove it before the program runs
+ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
+NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
+CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), key, or position in iteration order
+    **dict.fromkeys(("list", "tuple", "range", "deque", "ndarray", "memmap", "UserList"), "index"),
+    **dict.fromkeys(("Series", "DataFrame"), "rows"),
+    **dict.fromkeys(("dict", "defaultdict", "OrderedDict", "Counter", "UserDict", "ChainMap", "mappingproxy"),
+                    "mapping"),
+    **dict.fromkeys(("set", "frozenset", "KeysView", "dict_keys", "dict_values"), "order"),
+}
+NATIVE_LISTING = {"list", "tuple", "range", "deque", "dict", "defaultdict", "OrderedDict", "Counter"}  # debugpy's own
+CONDITION_FAILED = "pydevd: Error while evaluating expression in conditional breakpoint: "
+ALL_FRAMES = 1 << 30  # ``levels`` that reach the bottom of any stack
+GROUPS = ("special variables", "function variables", "class variables", "protected variables", "len()")
+
+
+def qualified_condition(name: str) -> str:
+    """A Python expression, true in the call of the function ``name`` names: ``Point.norm``, ``module.func``, ...
+
+    pydevd evaluates it in the called function's frame; the frames above its own, walked from the expression's,
+    reach that frame first among those of its plain name. Its ``co_qualname`` (``outer.<locals>.inner``), alone
+    or after its module's ``__name__``, must be ``name``; before Python 3.11 (no ``co_qualname``) the object
+    ``name`` reaches from the module's globals must have that frame's code.
+    """
+    plain = name.rsplit(".", 1)[1]
+    first, *rest = name.split(".")
+    frames = ("__import__('itertools').accumulate(range(64), lambda f, _: f and f.f_back, "
+              "initial=__import__('sys')._getframe())")
+    reached = (f"__import__('functools').reduce(lambda o, a: getattr(o, a, None), {rest!r}, "
+               f"f.f_globals.get({first!r}))")
+    return (f"any({name!r} in (q, f.f_globals.get('__name__', '') + '.' + q) "
+            f"or getattr(getattr(o, '__func__', o), '__code__', None) is f.f_code "
+            f"for f in [next((f for f in {frames} if f is not None and f.f_code.co_name == {plain!r}), None)] "
+            f"if f is not None for q in [getattr(f.f_code, 'co_qualname', f.f_code.co_name)] for o in [{reached}])")
+
+
+def check_pid(pid: int) -> None:
+    """Fail at once, with the reason, when there is no process ``pid`` to attach to."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        raise RelayError("connection_failed", f"There is no process with pid {pid}.",
+                         "Check the pid (e.g. with `ps`); the process may have ended.", {"pid": pid}) from None
+    except PermissionError:
+        raise RelayError("connection_failed", f"Process {pid} belongs to another user.",
+                         "Attach to your own processes, or run the kernel as that user.", {"pid": pid}) from None
+
+
+def syntax_error(path: str, line: int | None, offset: int | None, text: str | None, message: str) -> RelayError:
+    """``syntax_error`` naming the file, line, offset and text of the code that did not compile."""
+    return RelayError("syntax_error", f"{os.path.basename(path)}:{line or 0}: {message}",
+                      "Fix the syntax error in the target, then launch again.",
+                      {"file": path, "line": line or 0, "offset": offset, "text": (text or "").rstrip("\n")})
+
+
+def check_syntax(path: str) -> None:
+    """Raise ``syntax_error`` (file, line, offset, text) when the script does not compile."""
+    with open(path, "rb") as f:
+        source = f.read()
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise syntax_error(path, exc.lineno, exc.offset, exc.text, exc.msg) from None
+
+
+def remote_paths(path_mappings: dict[str, str] | None) -> dict[str, Any]:
+    """debugpy's ``pathMappings`` for ``{remote folder: local folder}``; each local folder must exist here."""
+    mappings = []
+    for remote, local in (path_mappings or {}).items():
+        local_root = os.path.abspath(os.path.expanduser(local))
+        if not remote or not os.path.isdir(local_root):
+            raise RelayError("file_not_found", f"The path mapping {remote}={local} needs a remote folder and a "
+                             f"local folder; {local_root} is not a folder here.",
+                             "Map the target's folder to the folder of your copy: --map /srv/app=./app "
+                             "(path_mappings={'/srv/app': './app'}).", {"path": local_root, "remote": remote})
+        mappings.append({"remoteRoot": remote, "localRoot": local_root})
+    return {"pathMappings": mappings} if mappings else {}
+
+
+class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
+    """debugpy's adapter on stdio; the debuggee spawned here through ``runInTerminal``."""
+
+    launch_adapter: list[str] | None = ADAPTER  # what a launch runs to reach the target
+    EXCEPTION_ROOT = "Python Exceptions"
+
+    kind = "debugpy"
+
+    def __init__(
+        self,
+        events: BackendEvents,
+        *,
+        program: str | None = None,
+        module: str | None = None,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        python: str | None = None,
+        stop_on_entry: bool = False,
+        just_my_code: bool = True,
+        subprocess: bool = False,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        pid: int | None = None,
+        attach_config: dict[str, Any] | None = None,
+        path_mappings: dict[str, str] | None = None,
+        request_timeout: float = 30.0,
+    ) -> None:
+        self.program = os.path.abspath(os.path.join(cwd or os.getcwd(), program)) if program else None
+        self.module = module
+        self.python = python
+        self.attach_pid: int | None = None
+        self.launch_env: dict[str, str] = {}  # a launched target's environment (what it adds to the kernel's)
+        self.started_ns: int | None = None  # when the target started: files changed later may not be what it runs
+        self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
+        self._parents = {}
+        self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
+                            just_my_code=just_my_code, subprocess=subprocess)
+        common = {"justMyCode": just_my_code, "subProcess": subprocess, "showReturnValue": True,
+                  "redirectOutput": False, "breakOnSystemExit": []}  # sys.exit(n) is an end, not a crash
+        attached = {**common, "redirectOutput": True,  # an attached process's output reaches us only this way
+                    **remote_paths(path_mappings)}
+        if port is not None:
+            super().__init__(events, host=host, port=port, request="attach",
+                             config={**attached, **(attach_config or {})}, request_timeout=request_timeout,
+                             adapter_id="debugpy")
+            self.target = f"{host}:{port}"
+        elif pid is not None:
+            super().__init__(events, adapter=ADAPTER, request="attach",
+                             config={**attached, "processId": pid}, request_timeout=request_timeout,
+                             adapter_id="debugpy")
+            self.target = f"pid {pid}"
+            self.attach_pid = pid
+        else:
+            # Output as it is printed, as in a terminal; the boot unsets what we add once the interpreter has it.
+            ours = {} if "PYTHONUNBUFFERED" in os.environ else {"PYTHONUNBUFFERED": "1"}
+            boot = {"unset": [name for name in ours if name not in (env or {})]}
+            self.launch_env = {**ours, **(env or {}), BOOT_VARIABLE: json.dumps(boot)}
+            config: dict[str, Any] = {
+                **common,
+                "console": "integratedTerminal",
+                "python": [python or sys.executable, "-X", "frozen_modules=off", NODELAY_BOOT],
+                "args": list(args or []),
+                "cwd": os.path.abspath(cwd or os.getcwd()),
+                "env": self.launch_env,
+                "stopOnEntry": stop_on_entry,
+                "rules": [{"path": NODELAY_BOOT, "include": False}],
+            }
+            if module:
+                config["module"] = module
+            elif self.program:
+                config["program"] = self.program
+            else:
+                raise RelayError("invalid_request", "Give a script path or a module to launch.")
+            super().__init__(events, adapter=self.launch_adapter, request="launch", config=config, cwd=cwd,
+                             request_timeout=request_timeout, adapter_id="debugpy")
+            self.binds_pending = True  # the boot binds them as their file's code first runs
+            self.target = f"-m {module}" if module else self.program or ""
+            if args:
+                self.target += " " + " ".join(args)
+
+    async def start(self, breakpoints, exceptions) -> None:  # type: ignore[override]
+        cwd = self.options["cwd"]
+        if cwd and self.request_kind == "launch" and not os.path.isdir(cwd):
+            raise RelayError("file_not_found", f"The working directory {cwd!r} does not exist (cwd).",
+                             "Give an existing directory as cwd, or leave it out to run in the kernel's.",
+                             {"path": cwd, "parameter": "cwd"})
+        if self.program is not None:
+            if not os.path.isfile(self.program):
+                raise RelayError("file_not_found", f"No such script: {self.program}", details={"path": self.program})
+            check_syntax(self.program)
+        if self.python:  # it runs the relay's debugpy, in its virtualenv
+            self.launch_env.update((await interpreter.probe(self.python)).activation(self.options["env"]))
+        if self.attach_pid is not None:
+            check_pid(self.attach_pid)
+        if self.request_kind == "launch":
+            self.started_ns = time.time_ns()
+        try:
+            await super().start(breakpoints, exceptions)
+        except RelayError as exc:
+            raise self.start_failed(exc) from None
+
+    def start_failed(self, exc: BaseException | None) -> RelayError:
+        if (isinstance(exc, RelayError) and exc.code in ("invalid_request", "adapter_failed")
+                and self.request_kind == "attach"):
+            return RelayError("connection_failed", f"Cannot attach to {self.target}: {exc.message}",
+                              details={"address": self.target})
+        return super().start_failed(exc)
+
+    async def _threads_at_breakpoints(self, threads: list[int], but: int) -> list[int]:
+        """The stopped threads (but one) that the stop suspended on a breakpoint's line, its condition true there.
+
+        pydevd stops every thread at the first hit and reports that hit only; the others sit on their
+        breakpoint's line and would run past it when resumed.
+        """
+        async def at_breakpoint(thread_id: int) -> bool:
+            try:
+                frames, _ = await self.stack(thread_id, 0, 1)
+                bp_ids = self._breakpoints_at(frames[0]) if frames else []
+                if not bp_ids or bp_ids[0] not in self._stopping:
+                    return False
+                condition = self._stopping[bp_ids[0]]
+                return not condition or (await self.evaluate(f"bool({condition})", frames[0].id, "watch")
+                                         ).value == "True"
+            except RelayError:
+                return False
+
+        others = [t for t in threads if t != but]
+        found = await asyncio.gather(*(at_breakpoint(t) for t in others))
+        return [t for t, hit in zip(others, found, strict=True) if hit]
+
+    async def _exception_info(self, thread_id: int, body: wire.StoppedEvent) -> ExceptionInfo:
+        info = await super()._exception_info(thread_id, body)
+        info.traceback = python_order(info.traceback)
+        return info
+
+    def function_entry(self, bp: Breakpoint, entry: dict[str, Any]) -> dict[str, Any]:
+        """pydevd matches a function breakpoint by the code's plain name: a qualified one adds a condition on it."""
+        name = bp.name or ""
+        if "." not in name:
+            return entry
+        self._need("supportsConditionalBreakpoints", "qualified function breakpoints")
+        check = qualified_condition(name)
+        condition = entry.get("condition")
+        return {**entry, "name": name.rsplit(".", 1)[1], "condition": f"({check}) and ({condition})" if condition
+                else check}
+
+    async def source_changed(self, frame: Frame) -> str:
+        if self.started_ns is None and self.pid:  # attached: when the process started
+            self.started_ns = source_changes.process_start_ns(self.pid)
+
+        async def loaded(path: str) -> int | None:
+            try:
+                noted = await DapBackend.evaluate(self, source_changes.loaded_expression(path), frame.id, "watch")
+            except RelayError:
+                return None
+            return int(noted.value) if noted.value.isdigit() else None
+
+        return await source_changes.change_note(frame.path, self.started_ns, loaded)
+
+    def why_not_paused(self) -> str:
+        """pydevd stops a thread when it next runs Python code: a late pause means native code (what, from /proc)."""
+        return f"{native_wait.describe(self.pid)}; pydevd stops it when it returns to Python code"
+
+    def check_condition(self, bp: Breakpoint) -> None:
+        """Python targets: a condition must compile as a Python expression (``invalid_condition``)."""
+        if bp.condition:
+            python_source.check_condition(bp.condition)
+
+    async def variables(self, ref: int, start: int, count: int) -> VariablePage:
+        parent = self.ref_origin.get(ref, (None, None))[1]
+        what = f"the values in {parent.evaluate_name or parent.name!r}" if parent is not None else "the values"
+        return await self._inspect(what, {"ref": ref}, self._shown(ref, start, count))
+
+    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
+        return await self._inspect(f"{expression!r}", {"expression": expression},
+                                   super().evaluate(expression, frame_id, context))
+
+    async def _shown(self, ref: int, start: int, count: int) -> VariablePage:
+        """Children of a value; bytes as base64 chunks; references back to an ancestor marked as cycles."""
+        frame_id, parent = self.ref_origin.get(ref, (None, None))
+        if parent is not None and parent.type in BYTES_TYPES and parent.evaluate_name:
+            return await self.bytes_page(parent.evaluate_name, frame_id, start, count)
+        page = await self._children(ref, start, count)
+        self.mark_cycles(ref, page.items)
+        await self.show_bytes(page.items, frame_id)
+        return page
+
+    async def resume(self, action: str, thread_id: int | None) -> None:
+        self.forget_values()
+        await super().resume(action, thread_id)
+
+    async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
+        """pydevd honours ``startFrame`` only with ``levels``: from ``start`` without them means to the end."""
+        return await super().stack(thread_id, start, levels or (ALL_FRAMES if start else None))
+
+    async def _children(self, ref: int, start: int, count: int) -> VariablePage:
+        """Children of a container, paged on the target side: by index, by row, by key or by iteration position."""
+        frame_id, parent = self.ref_origin.get(ref, (None, None))
+        expr = parent.evaluate_name if parent is not None else ""
+        kind = CONTAINERS.get(parent.type) if parent is not None else None
+        if not expr or kind is None:
+            return await super().variables(ref, start, count)
+        total = int((await self.evaluate(f"len({expr})", frame_id, "watch")).value)
+        whole = start == 0 and count >= total + len(GROUPS)
+        if whole and total <= NATIVE_CHILDREN and parent.type in NATIVE_LISTING:
+            return await super().variables(ref, start, count)  # all of it, with debugpy's groups
+        items: list[Variable] = []
+        for first in range(start, min(start + count, total), NATIVE_CHILDREN):
+            size = min(NATIVE_CHILDREN, start + count - first, total - first)
+            items += await self._window(expr, kind, frame_id, first, size)
+        return VariablePage(items=items, start=start, total=total)
+
+    async def _window(self, expr: str, kind: str, frame_id: int | None, start: int, count: int) -> list[Variable]:
+        """Children ``start`` to ``start + count`` of ``expr``, gathered in a list or dict small enough for debugpy."""
+        stop = start + count
+        positions = f"range({start}, {stop})"
+        window = {
+            "mapping": f"dict(__import__('itertools').islice(({expr}).items(), {start}, {stop}))",
+            "index": f"list(map(({expr}).__getitem__, {positions}))",
+            "rows": f"list(map(({expr}).iloc.__getitem__, {positions}))",
+            "order": f"list(__import__('itertools').islice({expr}, {start}, {stop}))",
+        }[kind]
+        holder = await self.evaluate(window, frame_id, "watch")
+        page = await super().variables(holder.ref, 0, count + len(GROUPS))
+        items = [v for v in page.items if v.name not in GROUPS][:count]
+        if kind == "mapping":
+            for var in items:
+                var.evaluate_name = var.evaluate_name.replace(f"({window})", expr, 1).replace(window, expr, 1)
+            return items
+        labels = [str(n) for n in range(start, stop)]
+        if kind == "rows":
+            shown = await self.evaluate(f"list(map(str, ({expr}).index[{start}:{stop}]))", frame_id, "clipboard")
+            labels = ast.literal_eval(shown.value)
+        for offset, (var, label) in enumerate(zip(items, labels, strict=False)):
+            at = start + offset
+            var.name, var.evaluate_name = {
+                "index": (label, f"{expr}[{at}]"),
+                "rows": (label, f"{expr}.iloc[{at}]"),
+                "order": (f"#{at}", f"next(__import__('itertools').islice({expr}, {at}, None))"),
+            }[kind]
+        return items
+
+    async def apply_breakpoints(self, breakpoints: list[Breakpoint], exceptions: str) -> None:
+        await self.apply_condition_errors()
+        await super().apply_breakpoints(breakpoints, exceptions)
+
+    async def apply_condition_errors(self) -> None:
+        """pydevd prints every failure of a condition (we report the first) and stops on it or not, as asked."""
+        await self.request("setDebuggerProperty", {
+            "skipSuspendOnBreakpointException": [] if self.stop_on_condition_error else ["BaseException"],
+            "skipPrintBreakpointException": []})
+
+    def _condition_failed(self, text: str) -> None:
+        """Report a condition's first failure on its breakpoints (message and event); later ones say nothing."""
+        condition, _, trace = text[len(CONDITION_FAILED):].partition("\n")
+        error = [line for line in trace.splitlines() if line.strip()][-1:] or ["it raised an exception"]
+        then = "the breakpoint stops there" if self.stop_on_condition_error else "the target runs on"
+        for bp_id, theirs in self._conditions.items():
+            if theirs.strip() == condition.strip() and bp_id not in self._failed_conditions:
+                self._failed_conditions.add(bp_id)
+                message = f"the condition {condition.strip()!r} failed: {error[0].strip()}; {then}"
+                self.events.on_breakpoint(bp_id, BreakpointResult(verified=True, message=message))
+                self.events.on_output("console", f"Breakpoint {bp_id}: {message}.\n")
+
+    def _event_relaySyntaxError(self, body: dict[str, Any]) -> None:
+        """The boot's word that the program ended on a SyntaxError (a module or imported file that does not compile)."""
+        def field(name: str, kind: type) -> Any:
+            value = body.get(name)
+            return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+        self.end_error = syntax_error(field("file", str) or "<unknown>", field("line", int), field("offset", int),
+                                      field("text", str), field("message", str) or "invalid syntax")
+
+    def _event_output(self, body: dict[str, Any]) -> None:
+        if body.get("output", "").startswith(CONDITION_FAILED):
+            self._condition_failed(body["output"])
+            return
+        if self.request_kind == "launch" and body.get("category") in ("stdout", "stderr"):
+            body = {**body, "category": "console"}  # the program writes to our pipes: this is a logpoint's text
+        super()._event_output(body)
+
+    async def _on_reverse(self, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Run a command only for the adapter a launch started on our own pipes, never for an attach's peer."""
+        if command == "runInTerminal" and self.request_kind != "launch":
+            raise RelayError("unsupported", f"The relay refuses runInTerminal from {self.target}: only debugpy's "
+                             "adapter started for a launch may ask it to run a command.")
+        return await super()._on_reverse(command, arguments)
+
+    async def _run_in_terminal(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Start debugpy's launcher through ``_launcher_boot.py``, which keeps its token off the debuggee's argv."""
+        argv = list(arguments.get("args") or [])
+        if len(argv) > 1 and os.path.realpath(argv[1]) == LAUNCHER_DIR:
+            argv.insert(1, LAUNCHER_BOOT)
+        return await super()._run_in_terminal({**arguments, "args": argv})
+
+    async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """debugpy's ``startDebugging``: attach a child backend to the subprocess it announced."""
+        config = dict(arguments.get("configuration") or {})
+        connect = config.pop("connect", {}) or {}
+        pid = config.get("subProcessId")
+        name = config.get("name") or f"subprocess {pid}"
+
+        def factory(events: BackendEvents) -> DebugpyBackend:
+            child = DebugpyBackend(events, port=int(connect.get("port", 0)), host=connect.get("host", "127.0.0.1"),
+                                   attach_config=config, request_timeout=self.request_timeout)
+            child.pid, child.target = pid, name
+            return child
+
+        self.events.on_child(factory, name)
+        return {}

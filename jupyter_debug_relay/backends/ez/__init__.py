@@ -1,0 +1,1 @@
+"""EZ programs over line-delimited JSON on stdio."""

@@ -1,0 +1,323 @@
+"""The synchronous facade: ``Relay`` and session handles, callable from any thread.
+
+The engine lives on one asyncio loop in a daemon thread ("relay loop"). Every
+call here submits a coroutine to that loop and waits for it with a timeout,
+so nothing blocks the caller's thread without one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import threading
+import weakref
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from ..engine.events import Event
+from ..engine.manager import SessionManager
+from ..engine.output import DEFAULT_CAP
+from ..engine.session import BackendFactory
+from ..errors import RelayError
+from ..model import Breakpoint, ProcessInfo
+from ..operations import OPERATIONS, Dispatcher
+from ..protocols import tasks
+from ..protocols.timeouts import clamp_timeout
+from ..store.profiles import ProfileStore
+from ..store.recorder import SessionStore
+from .handles import SessionHandle, handle_for
+
+MARGIN = 5.0  # seconds a facade call waits beyond the engine's own timeout
+
+_open_relays: weakref.WeakSet[Relay] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_relays() -> None:
+    for relay in list(_open_relays):
+        relay.close()
+
+
+class Relay:
+    """Owns the relay loop, the session manager and the breakpoints; a context manager."""
+
+    def __init__(
+        self,
+        *,
+        output_cap: int = DEFAULT_CAP,
+        idle_timeout: float = 3600.0,
+        request_timeout: float = 30.0,
+        max_value_length: int = 1000,
+        record: bool = True,
+        home: str | None = None,
+        redact: bool = True,
+    ) -> None:
+        """``record``: keep every session's events in the session store under ``home`` (default
+        ``$JUPYTER_DEBUG_RELAY_HOME``, else ``debug_relay/`` in the Jupyter data dir), secrets masked unless
+        ``redact`` is False, and run the commands other processes append to a session's ``commands.jsonl``."""
+        self.request_timeout = clamp_timeout(request_timeout)
+        self._loop = asyncio.new_event_loop()
+        self._loop.set_exception_handler(tasks.log_loop_exception)  # logged, never printed into a cell
+        self._thread = threading.Thread(target=self._loop.run_forever, name="relay loop", daemon=True)
+        self._thread.start()
+        store = SessionStore(home, redact=redact) if record else None
+        self._manager = SessionManager(output_cap, idle_timeout, max_value_length, store)
+        self.profiles = ProfileStore()  # named breakpoint sets in the home
+        self._closed = False
+        self.operations = Dispatcher(self)
+        if store is not None:
+            store.runner, store.known = self.operations.run_in, OPERATIONS
+        self.breakpoints = Breakpoints(self)
+        _open_relays.add(self)
+
+    # -- running on the loop ----------------------------------------------------------------
+
+    def call(self, coro: Coroutine[Any, Any, Any], timeout: float | None = None) -> Any:
+        """Run ``coro`` on the relay loop and wait for its result, at most ``timeout`` seconds."""
+        if self._closed:
+            coro.close()
+            raise RelayError("not_running", "This relay is closed.", "Create a new Relay().")
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise RelayError("invalid_request", "Relay calls cannot be made from an event callback.",
+                             "Do the work outside the callback, e.g. on another thread.")
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        limit = (timeout if timeout is not None else self.request_timeout) + MARGIN
+        try:
+            return future.result(limit)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise RelayError("timeout", f"The relay did not answer within {limit:g} s.") from None
+
+    def submit(self, coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future:
+        """Start ``coro`` on the relay loop without waiting; the future holds its outcome."""
+        if self._closed:
+            coro.close()
+            raise RelayError("not_running", "This relay is closed.", "Create a new Relay().")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def on_loop(self) -> bool:
+        """Whether this code runs on the relay loop (an operation can be awaited in place)."""
+        return threading.current_thread() is self._thread
+
+    def _run(self, fn: Callable[[], Any]) -> Any:
+        async def run() -> Any:
+            return fn()
+        return self.call(run())
+
+    @property
+    def manager(self) -> SessionManager:
+        return self._manager
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def start(self, factory: BackendFactory, name: str | None = None, timeout: float | None = None) -> SessionHandle:
+        """Start a session on any backend made by ``factory(events)``."""
+        session = self.call(self._manager.start(factory, name), timeout or 60.0)
+        return handle_for(self, session)
+
+    def _started(self, result: dict[str, Any]) -> SessionHandle:
+        return handle_for(self, self._manager.sessions[result["session"].id])
+
+    def import_session(self, exported: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> SessionHandle:
+        """Start a session's export (``SessionHandle.export()``) again in a new session with its breakpoints."""
+        return self._started(self.operations.call("import", {**exported, "wait": wait, "timeout": timeout}))
+
+    def create(self, name: str | None = None, timeout_minutes: float | None = None) -> SessionHandle:
+        """An empty session to launch, attach or connect in later (``launch(..., session=...)`` in the HTTP API)."""
+        return self._started(self.operations.call("create", {"name": name, "timeout_minutes": timeout_minutes}))
+
+    def launch(
+        self,
+        program: str | None = None,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        python: str | None = None,
+        module: str | None = None,
+        stop_on_entry: bool = False,
+        just_my_code: bool = True,
+        subprocess: bool = False,
+        name: str | None = None,
+        exceptions: str | None = None,
+    ) -> SessionHandle:
+        """Launch a Python script (or ``module=``) under debugpy.
+
+        The target's pydevd talks to the relay directly; with ``subprocess=True`` debugpy's adapter
+        stays in between, since it is what gathers the target's child processes. ``exceptions``
+        (raised, uncaught or none) is this session's own exception mode; by default it follows
+        ``breakpoints.exceptions(...)``, which is ``uncaught`` unless changed.
+        """
+        return self._started(self.operations.call("launch", dict(
+            program=program, args=args, cwd=cwd, env=env, python=python, module=module, stop_on_entry=stop_on_entry,
+            just_my_code=just_my_code, subprocess=subprocess, name=name, exceptions=exceptions)))
+
+    def attach(
+        self, port: int | None = None, host: str = "127.0.0.1", pid: int | None = None,
+        just_my_code: bool = True, name: str | None = None, path_mappings: dict[str, str] | None = None,
+    ) -> SessionHandle:
+        """Attach to ``python -m debugpy --listen PORT`` (port) or to a running process (pid).
+
+        ``path_mappings`` (``{remote folder: local folder}``) is for a target whose files sit elsewhere
+        (a container, another host): breakpoints on the local files bind in it, and its stops name them.
+        """
+        return self._started(self.operations.call("attach", dict(
+            port=port, host=host, pid=pid, just_my_code=just_my_code, name=name, path_mappings=path_mappings)))
+
+    def connect_ez(self, program: str, ez: str = "ez", cwd: str | None = None, name: str | None = None
+                   ) -> SessionHandle:
+        """Debug an EZ program under ``ez debugserver PROGRAM`` (line-delimited JSON on its stdio)."""
+        return self._started(self.operations.call("connect", dict(kind="ez", program=program, ez=ez, cwd=cwd,
+                                                                  name=name)))
+
+    def connect_dap(
+        self,
+        adapter: list[str] | str | None = None,
+        host: str | None = None,
+        port: int | None = None,
+        launch: dict[str, Any] | None = None,
+        attach: dict[str, Any] | None = None,
+        program: str | None = None,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        stop_on_entry: bool = False,
+        name: str | None = None,
+    ) -> SessionHandle:
+        """Debug through any DAP adapter: a command or registry name on stdio, a port over TCP, or both.
+
+        Without ``adapter``, the registry picks one by the type of ``program`` (``lldb`` for executables).
+        """
+        return self._started(self.operations.call("connect", dict(
+            kind="dap", adapter=adapter, host=host, port=port, launch=launch, attach=attach, program=program,
+            args=args, cwd=cwd, env=env, stop_on_entry=stop_on_entry, name=name)))
+
+    def connect_mycel(self, url: str, name: str | None = None) -> SessionHandle:
+        """Debug a Mycel service over JSON-RPC 2.0 on a WebSocket (``ws://host:9090/debug``)."""
+        return self._started(self.operations.call("connect", dict(kind="mycel", url=url, name=name)))
+
+    def processes(self) -> list[ProcessInfo]:
+        """The local Python processes to attach to (pid, command line, the port debugpy listens on)."""
+        return self.operations.call("processes")["processes"]
+
+    @property
+    def sessions(self) -> list[SessionHandle]:
+        return [handle_for(self, s) for s in self._run(lambda: list(self._manager.sessions.values()))]
+
+    def get(self, key: str) -> SessionHandle:
+        """A session by id (``s1``) or name."""
+        return handle_for(self, self._run(lambda: self._manager.get(key)))
+
+    def subscribe(self, callback: Callable[[Event], None], session: str | None = None) -> Callable[[], None]:
+        """Call ``callback(event)`` (on the relay loop) for every event; returns the unsubscribe function."""
+        sub = self._run(lambda: self._manager.bus.subscribe(callback, session))
+        return lambda: None if self._closed else self._loop.call_soon_threadsafe(sub.close)
+
+    def events_since(self, seq: int, until: int | None = None) -> list[Event]:
+        """The kept events after ``seq`` (up to ``until``), after a ``dropped`` event counting any no longer kept."""
+        return self._run(lambda: self._manager.bus.since(seq, until))
+
+    def flush_recordings(self) -> None:
+        """Wait until every event so far is in the session store's files (a no-op when not recording)."""
+        if self._manager.store is not None:
+            self._manager.store.flush()
+
+    # -- closing ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End every session, reap every process, stop the loop. Safe to call twice."""
+        if self._closed:
+            return
+        try:
+            self.call(self._manager.close(), 20.0)
+        except RelayError:
+            pass
+        self._closed = True
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5.0)
+        _open_relays.discard(self)
+
+    def __enter__(self) -> Relay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Breakpoints:
+    """``relay.breakpoints``: the relay's breakpoints, applied to every session, live."""
+
+    def __init__(self, relay: Relay) -> None:
+        self._relay = relay
+
+    def _store(self):
+        return self._relay.manager.breakpoints
+
+    def _op(self, operation: str, /, **args: Any) -> Any:
+        return self._relay.operations.call(operation, args)
+
+    def add(self, path: str, line: int, condition: str | None = None, hit_condition: str | None = None,
+            log_message: str | None = None) -> Breakpoint:
+        return self._op("add_breakpoint", path=path, line=line, condition=condition, hit_condition=hit_condition,
+                        log_message=log_message)["breakpoint"]
+
+    def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
+        return self._op("add_breakpoint", kind="function", name=name, condition=condition)["breakpoint"]
+
+    def add_stage(self, flow: str, stage: str, rule_index: int | None = None, condition: str | None = None
+                  ) -> Breakpoint:
+        return self._op("add_breakpoint", kind="stage", flow=flow, stage=stage, rule_index=rule_index,
+                        condition=condition)["breakpoint"]
+
+    def add_output(self, pattern: str) -> Breakpoint:
+        """Pause a session just after a line of its output matches ``pattern`` (a regex, ``re.search``)."""
+        return self._op("add_breakpoint", kind="output", pattern=pattern)["breakpoint"]
+
+    def exceptions(self, mode: str, types: list[str] | None = None) -> str:
+        """Stop on ``raised``, ``uncaught`` or ``none`` exceptions; of ``types`` (and subclasses) only when given."""
+        return self._op("set_exceptions", mode=mode, types=types)["exceptions"]
+
+    @property
+    def exception_types(self) -> list[str]:
+        """The exception types the exception mode is limited to (empty: every type)."""
+        return self._relay._run(lambda: list(self._store().exception_types))
+
+    def condition_errors(self, stop: bool = True) -> bool:
+        """Whether a breakpoint whose condition fails (a NameError, a TypeError) stops there; default: it does."""
+        return self._op("condition_errors", stop=stop)["stop_on_error"]
+
+    def list(self) -> list[Breakpoint]:
+        return self._relay._run(lambda: self._store().list())
+
+    def get(self, bp_id: int) -> Breakpoint:
+        return self._relay._run(lambda: self._store().get(bp_id))
+
+    def remove(self, bp_id: int) -> Breakpoint:
+        return self._op("remove_breakpoint", id=bp_id)["breakpoint"]
+
+    def clear(self, path: str | None = None) -> list[Breakpoint]:
+        gone = self._relay._run(lambda: self._store().clear(path))
+        for bp in gone:
+            self._relay.call(self._relay.manager.sync_breakpoints(bp))
+        return gone
+
+    def enable(self, bp_id: int, enabled: bool = True) -> Breakpoint:
+        return self._op("update_breakpoint", id=bp_id, enabled=enabled)["breakpoint"]
+
+    def update(self, bp_id: int, condition: str | None = None, hit_condition: str | None = None,
+               log_message: str | None = None, enabled: bool | None = None) -> Breakpoint:
+        """Change a breakpoint in place, on every live session; ``None`` leaves a field as it is, ``""`` removes it."""
+        return self._op("update_breakpoint", id=bp_id, condition=condition, hit_condition=hit_condition,
+                        log_message=log_message, enabled=enabled)["breakpoint"]
+    def save(self, name: str) -> dict[str, Any]:
+        """Keep the global breakpoints and the exception mode as profile ``name`` in the home; the profile."""
+        return self._op("save_profile", name=name)["profile"]
+
+    def load(self, name: str) -> list[Breakpoint]:
+        """Make profile ``name``'s breakpoints (one already there is kept) and set its exception mode."""
+        return self._op("load_profile", name=name)["breakpoints"]
+
+    def profiles(self) -> list[str]:
+        """The names of the saved profiles."""
+        return self._op("profiles")["profiles"]
