@@ -18,17 +18,16 @@ import argparse
 import itertools
 import json
 import os
-import select
 import signal
-import statistics
 import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from common import LineReader, Samples, Table, record, timed
 from websockets.sync.client import ClientConnection, connect
 
 from jupyter_debug_relay import Relay
@@ -42,21 +41,6 @@ GOAL_MS = 1.0
 WAIT = 10.0
 
 
-def ms(seconds: float) -> float:
-    return seconds * 1000
-
-
-def p95(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=20)[18]
-
-
-def timed(step: Callable[..., Any], *args: Any, **kwargs: Any) -> float:
-    """How long ``step(*args, **kwargs)`` took, in ms."""
-    began = time.perf_counter()
-    step(*args, **kwargs)
-    return ms(time.perf_counter() - began)
-
-
 def user(number: int) -> dict[str, str]:
     return {"email": f"user{number}@example.com", "name": f"User {number}"}
 
@@ -68,12 +52,11 @@ def user(number: int) -> dict[str, str]:
 def mycel_runtime() -> Iterator[str]:
     """The demo runtime in its own process group; yields its URL."""
     argv = [sys.executable, "-m", "jupyter_debug_relay.examples.mycel_demo", "--port", "0"]
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, start_new_session=True)
     try:
         assert proc.stdout is not None
-        if not select.select([proc.stdout], [], [], WAIT)[0]:
-            raise SystemExit("the Mycel demo runtime printed no URL")
-        yield proc.stdout.readline().strip()
+        url = LineReader(proc.stdout).readline(time.monotonic() + WAIT, "URL from the Mycel demo runtime")
+        yield url.decode().strip()
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(WAIT)
@@ -159,6 +142,8 @@ class RawEz:
             [EZ, "debugserver", EZ_PROGRAM], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, start_new_session=True,
         )
+        assert self.proc.stdout is not None
+        self.lines = LineReader(self.proc.stdout)
         self.seen: set[str] = set()  # the names of the events read so far
 
     def send(self, command: str, params: dict[str, Any] | None = None) -> None:
@@ -168,8 +153,8 @@ class RawEz:
         self.proc.stdin.flush()
 
     def until(self, event: str) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        while line := self.proc.stdout.readline():
+        deadline = time.monotonic() + WAIT
+        while line := self.lines.readline(deadline, f"{event!r} from the EZ peer"):
             if not line.startswith(b"{"):
                 continue  # the program's own print
             message = json.loads(line)
@@ -214,42 +199,35 @@ def relay_ez_steps(relay: Relay, n: int) -> list[float]:
 # -- the run ----------------------------------------------------------------------------------
 
 
-COLUMNS = ("relay p50", "relay p95", "raw p50", "raw p95", "added p50", "added p95")
-
-
-def row(name: str, relay: list[float], raw: list[float]) -> str:
-    added = statistics.median(relay) - statistics.median(raw)
-    figures = (statistics.median(relay), p95(relay), statistics.median(raw), p95(raw), added, p95(relay) - p95(raw))
-    verdict = "met" if added <= GOAL_MS else "MISSED"
-    return f"| {name:<26} |" + "".join(f" {f:>10.3f} |" for f in figures) + f" {verdict:>6} |"
-
-
-def header() -> str:
-    names = "".join(f" {c:>10} |" for c in COLUMNS)
-    rule = "".join(f"{'-' * 11}:|" for _ in COLUMNS)
-    return f"| {'step (next -> stopped)':<26} |{names}   goal |\n|{'-' * 28}|{rule}-------:|"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=1000, help="steps measured per backend and per client")
     parser.add_argument("--rounds", type=int, default=5, help="alternations of relay and raw")
     args = parser.parse_args()
     per_round = max(1, args.n // args.rounds)
-    results: dict[str, list[float]] = {key: [] for key in ("mycel relay", "mycel raw", "ez relay", "ez raw")}
+    results = {key: Samples() for key in ("mycel relay", "mycel raw", "ez relay", "ez raw")}
     numbers = itertools.count(1)
     with mycel_runtime() as url, Relay() as relay:
         relay.breakpoints.add_stage(FLOW, "sanitize")
-        for _ in range(args.rounds):
-            results["mycel raw"] += raw_mycel_steps(url, per_round, numbers)
-            results["mycel relay"] += relay_mycel_steps(relay, url, per_round, numbers)
-            results["ez raw"] += raw_ez_steps(per_round)
-            results["ez relay"] += relay_ez_steps(relay, per_round)
-    steps = per_round * args.rounds
-    print(f"{steps} steps each in {args.rounds} rounds; times in ms; goal: the relay adds <= {GOAL_MS:g} ms\n")
-    print(header())
-    print(row("Mycel, JSON-RPC/WebSocket", results["mycel relay"], results["mycel raw"]))
-    print(row("EZ, line JSON/stdio", results["ez relay"], results["ez raw"]))
+        runs = [("mycel raw", lambda: raw_mycel_steps(url, per_round, numbers)),
+                ("mycel relay", lambda: relay_mycel_steps(relay, url, per_round, numbers)),
+                ("ez raw", lambda: raw_ez_steps(per_round)),
+                ("ez relay", lambda: relay_ez_steps(relay, per_round))]
+        for number in range(args.rounds):  # raw first in even rounds, the relay first in odd ones
+            for key, run in runs if number % 2 == 0 else [runs[1], runs[0], runs[3], runs[2]]:
+                results[key].values += run()
+    print(f"times in ms, steps in {args.rounds} rounds alternating relay and raw; goal: the relay adds "
+          f"<= {GOAL_MS:g} ms\n")
+    table = Table("step (next -> stopped)", "n", "relay p50", "relay p95", "raw p50", "raw p95", "added p50",
+                  "added p95", "goal")
+    figures = {}
+    for name, key in (("Mycel, JSON-RPC/WebSocket", "mycel"), ("EZ, line JSON/stdio", "ez")):
+        mine, raw = results[f"{key} relay"], results[f"{key} raw"]
+        added = mine.median - raw.median
+        table.row(name, mine.n, mine.median, mine.p(95), raw.median, raw.p(95), added, mine.p(95) - raw.p(95),
+                  "met" if added <= GOAL_MS else "MISSED")
+        figures[key] = {"relay_step_ms": mine.summary(), "raw_step_ms": raw.summary(), "added_ms": round(added, 3)}
+    record("backends", figures)
 
 
 if __name__ == "__main__":

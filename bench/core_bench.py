@@ -1,9 +1,10 @@
 """Core benchmark: the relay's debugpy sessions beside the raw DAP anchors, in one run.
 
 Prints the project's medians (ms) beside ``../shared/bench/raw_dap_bench.py``
-over TCP and over stdio, with ratios (anchor / relay: how many times faster).
+over TCP and over stdio, with ratios (anchor / relay: how many times faster) and sample counts. The relay's
+steps and the anchors' runs alternate in ``--rounds`` rounds, so that drift hits both alike.
 
-    python bench/core_bench.py [-n 200] [--anchor-n 50] [--no-anchors]
+    python bench/core_bench.py [-n 200] [--anchor-n 50] [--rounds 3] [--no-anchors]
 
 The session store's cost is measured in the same run: steps with the store off and on, interleaved.
 Launches are timed phase by phase (``SessionInfo.startup``), restarts too; many sessions step at once
@@ -18,7 +19,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import sysconfig
@@ -26,10 +26,9 @@ import tempfile
 import threading
 import time
 
-from jupyter_debug_relay import Relay, RelayError
+from common import AnchorRuns, Samples, Table, ms, ratio, record, rounds, wait_until
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ANCHORS = os.path.join(HERE, "..", "..", "shared", "bench")
+from jupyter_debug_relay import Relay, RelayError
 
 # The same target as the anchor client, so the figures compare like with like.
 TARGET = """
@@ -47,67 +46,57 @@ print("done", len(acc))
 """
 
 
-def ms(seconds: float) -> float:
-    return seconds * 1000
-
-
-def measure_relay(n: int, program: str) -> dict:
+def measure_relay(n: int, program: str, samples: dict[str, Samples]) -> None:
+    """A launch to its first stop, then ``n`` rounds of a step, a look at the stop and an evaluate, added to
+    ``samples`` (``first_stop``, ``step``, ``inspect``, ``evaluate``)."""
     with Relay() as relay:
         bp = relay.breakpoints.add(program, 3)
         started = time.perf_counter()
         session = relay.launch(program)
         session.wait_for_stop(30)
-        first_stop = ms(time.perf_counter() - started)
+        samples["first_stop"].add(ms(time.perf_counter() - started))
         relay.breakpoints.remove(bp.id)
-        steps, inspects, evaluates = [], [], []
         for _ in range(n):
-            t = time.perf_counter()
-            session.next()
-            steps.append(ms(time.perf_counter() - t))
+            samples["step"].time(session.next, timeout=30)
             t = time.perf_counter()
             frames = session.stack(levels=20)
             scopes = session.scopes(frames[0].id)
             session.variables(scopes[0].ref)
-            inspects.append(ms(time.perf_counter() - t))
-            t = time.perf_counter()
-            session.evaluate("i * 2", frame_id=frames[0].id)
-            evaluates.append(ms(time.perf_counter() - t))
+            samples["inspect"].add(ms(time.perf_counter() - t))
+            samples["evaluate"].time(session.evaluate, "i * 2", frame_id=frames[0].id)
         session.terminate()
-    return {"first_stop_ms": first_stop, "step_ms": statistics.median(steps),
-            "inspect_ms": statistics.median(inspects), "evaluate_ms": statistics.median(evaluates)}
 
 
 def measure_launches(program: str, launches: int = 10) -> dict:
-    """Launch -> first stop and restart -> first stop, medians; the median of each phase of the launches."""
-    firsts, restarts, phases = [], [], {}
+    """Launch -> first stop and restart -> first stop; the median of each phase of the launches."""
+    firsts, restarts, phases = Samples(), Samples(), {}
     with Relay(record=False) as relay:
         relay.breakpoints.add(program, 3)
         for _ in range(launches):
             started = time.perf_counter()
             session = relay.launch(program)
             session.wait_for_stop(30)
-            firsts.append(ms(time.perf_counter() - started))
+            firsts.add(ms(time.perf_counter() - started))
             for phase, took in session.info().startup.items():
-                phases.setdefault(phase, []).append(took)
+                phases.setdefault(phase, Samples()).add(took)
             started = time.perf_counter()
             session.restart()
             session.wait_for_stop(30)
-            restarts.append(ms(time.perf_counter() - started))
+            restarts.add(ms(time.perf_counter() - started))
             session.terminate()
-    return {"launch_ms": statistics.median(firsts), "restart_ms": statistics.median(restarts),
-            "phases": {phase: statistics.median(took) for phase, took in phases.items()}}
+    return {"launch": firsts, "restart": restarts, "phases": phases}
 
 
-def measure_paced(program: str, sessions: int, steps: int = 40, think: float = 0.1) -> dict:
+def measure_paced(program: str, sessions: int, steps: int = 40, think: float = 0.1) -> Samples:
     """``sessions`` sessions stepping at once, each at an agent's pace (a step, then 0.5-1.5 x ``think`` s to
-    read it; 0: flat out): p50 and p99 of a step, recording on as by default."""
+    read it; 0: flat out): the steps' times, recording on as by default."""
     with Relay() as relay:
         bp = relay.breakpoints.add(program, 3)
         handles = [relay.launch(program) for _ in range(sessions)]
         for handle in handles:
             handle.wait_for_stop(60)
         relay.breakpoints.remove(bp.id)
-        times: list[float] = []
+        times = Samples()
         lock = threading.Lock()
 
         def drive(handle, seed: int) -> None:
@@ -115,9 +104,9 @@ def measure_paced(program: str, sessions: int, steps: int = 40, think: float = 0
             time.sleep(pace.uniform(0, think))
             for _ in range(steps):
                 t = time.perf_counter()
-                handle.next()
+                handle.next(timeout=60)
                 with lock:
-                    times.append(ms(time.perf_counter() - t))
+                    times.add(ms(time.perf_counter() - t))
                 time.sleep(pace.uniform(0.5, 1.5) * think)
 
         threads = [threading.Thread(target=drive, args=(h, n)) for n, h in enumerate(handles)]
@@ -125,8 +114,9 @@ def measure_paced(program: str, sessions: int, steps: int = 40, think: float = 0
             thread.start()
         for thread in threads:
             thread.join(300)
-    times.sort()
-    return {"p50": times[len(times) // 2], "p99": times[int(len(times) * 0.99) - 1]}
+        if any(thread.is_alive() for thread in threads) or times.n != sessions * steps:
+            raise RuntimeError(f"{sessions} paced sessions: {times.n} of {sessions * steps} steps came back")
+    return times
 
 
 SUITE_TEST = """
@@ -193,8 +183,8 @@ def build_c_noop(folder: str) -> str | None:
 
 def measure_suite(folder: str, tests: int = 300, runs: int = 3) -> dict:
     """A suite of ``tests`` tests: plainly, under a no-op trace function in Python and in C, and under the relay
-    with a breakpoint in a function no test calls, and with none (wall time of the whole pytest run, best of
-    ``runs``)."""
+    with a breakpoint in a function no test calls, and with none: wall time of the whole pytest run, ``runs``
+    rounds with one run of each (in turn, so that drift hits all alike), and the median of each."""
     suite = os.path.join(folder, "test_suite.py")
     with open(suite, "w") as f:
         f.write(SUITE_HEAD + "".join(SUITE_TEST.format(k=k, size=k % 50 + 20) for k in range(tests)))
@@ -203,16 +193,13 @@ def measure_suite(folder: str, tests: int = 300, runs: int = 3) -> dict:
         f.write(NOOP_TRACE)
     args = ["-q", "-p", "no:cacheprovider", suite]
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    c_runner = build_c_noop(folder)
+    line = SUITE_HEAD.splitlines().index('    return "the breakpoint is here"  # never') + 1
 
-    def timed(argv: list[str]) -> float:
+    def timed_run(argv: list[str]) -> float:
         started = time.perf_counter()
         subprocess.run(argv, env=env, cwd=folder, check=True, capture_output=True, timeout=600)
         return ms(time.perf_counter() - started)
-
-    plain = min(timed([sys.executable, "-m", "pytest", *args]) for _ in range(runs))
-    traced = min(timed([sys.executable, noop, *args]) for _ in range(runs))
-    c_runner = build_c_noop(folder)
-    c_traced = min(timed([sys.executable, c_runner, *args]) for _ in range(runs)) if c_runner else None
 
     def debugged(relay: Relay) -> float:
         started = time.perf_counter()
@@ -225,14 +212,17 @@ def measure_suite(folder: str, tests: int = 300, runs: int = 3) -> dict:
         assert session.exit_code == 0, session.output().text[-2000:]
         return ms(time.perf_counter() - started)
 
-    with Relay(record=False) as relay:
-        bare = min(debugged(relay) for _ in range(runs))
-        relay.breakpoints.add(suite, SUITE_HEAD.splitlines().index('    return "the breakpoint is here"  # never') + 1)
-        with_bp = min(debugged(relay) for _ in range(runs))
-    return {"suite_plain_ms": plain, "suite_noop_trace_ms": traced, "suite_c_noop_trace_ms": c_traced,
-            "suite_no_bp_ms": bare, "suite_debugged_ms": with_bp, "suite_ratio": with_bp / plain,
-            "suite_floor_ratio": traced / plain, "suite_c_floor_ratio": c_traced / plain if c_traced else None,
-            "suite_no_bp_ratio": bare / plain}
+    times = {key: Samples() for key in ("plain", "noop", "c_noop", "no_bp", "bp")}
+    with Relay(record=False) as bare, Relay(record=False) as with_bp:
+        with_bp.breakpoints.add(suite, line)
+        for _ in range(runs):
+            times["plain"].add(timed_run([sys.executable, "-m", "pytest", *args]))
+            times["noop"].add(timed_run([sys.executable, noop, *args]))
+            if c_runner:
+                times["c_noop"].add(timed_run([sys.executable, c_runner, *args]))
+            times["no_bp"].add(debugged(bare))
+            times["bp"].add(debugged(with_bp))
+    return times
 
 
 def measure_store(n: int, program: str, home: str) -> dict:
@@ -245,131 +235,147 @@ def measure_store(n: int, program: str, home: str) -> dict:
             sessions.append(relay.launch(program))
             sessions[-1].wait_for_stop(30)
             relay.breakpoints.remove(bp.id)
-        steps: dict[int, list[float]] = {0: [], 1: []}
+        steps = {0: Samples(), 1: Samples()}
         for k in range(n):
             for which in (0, 1) if k % 2 == 0 else (1, 0):  # neither always goes first
                 session = sessions[which]
-                t = time.perf_counter()
-                session.next()
-                steps[which].append(ms(time.perf_counter() - t))
+                steps[which].time(session.next, timeout=30)
                 frames = session.stack(levels=20)
                 session.variables(session.scopes(frames[0].id)[0].ref)
         folder = os.path.join(home, "sessions", sessions[1].info().uid)
-        answers = []
+        answers = Samples()
         for number in range(max(20, n // 5)):
             events = os.path.join(folder, "events.jsonl")
             offset = os.path.getsize(events)
             t = time.perf_counter()
             with open(os.path.join(folder, "commands.jsonl"), "a") as f:
                 f.write(json.dumps({"id": f"b{number}", "type": "status", "args": {}}) + "\n")
-            answer = f'"command_id": "b{number}"'
-            while True:
-                with open(events) as f:
-                    f.seek(offset)
-                    if answer in f.read():
-                        break
-                time.sleep(0.0005)
-            answers.append(ms(time.perf_counter() - t))
+            wait_until(lambda number=number, offset=offset, events=events: answered(events, offset, f"b{number}"),
+                       30, f"the answer to command b{number}")
+            answers.add(ms(time.perf_counter() - t))
         for session in sessions:
             session.terminate()
-    off_ms, on_ms = statistics.median(steps[0]), statistics.median(steps[1])
-    return {"step_store_off_ms": off_ms, "step_store_on_ms": on_ms, "store_cost_ms": on_ms - off_ms,
-            "command_response_ms": statistics.median(answers)}
+    return {"store_off": steps[0], "store_on": steps[1], "command_response": answers}
 
 
-def measure_big_page(program: str) -> float:
+def answered(events: str, offset: int, command: str) -> bool:
+    """Whether ``events`` holds, past ``offset``, the answer to the command of id ``command``."""
+    with open(events) as f:
+        f.seek(offset)
+        return f'"command_id": "{command}"' in f.read()
+
+
+def measure_big_page(program: str) -> Samples:
     with Relay() as relay:
         relay.breakpoints.add(program, len(TARGET.strip().splitlines()) + 1)
         session = relay.launch(program)
         session.wait_for_stop(60)
         scope = session.scopes()[0]
         big = next(v for v in session.variables(scope.ref, count=1000).items if v.name == "big")
-        times = []
+        times = Samples()
         for _ in range(20):
-            t = time.perf_counter()
-            page = session.variables(big.ref, start=0, count=100)
-            times.append(ms(time.perf_counter() - t))
+            page = times.time(session.variables, big.ref, start=0, count=100)
             assert page.total == 1_000_000 and len(page.items) == 100
         session.terminate()
-    return statistics.median(times)
-
-
-def run_anchor(args: list[str]) -> dict | None:
-    script = os.path.join(ANCHORS, "raw_dap_bench.py")
-    if not os.path.exists(script):
-        return None
-    out = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, timeout=600)
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    return json.loads(lines[-1]) if lines else None
+    return times
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=200, help="steps timed for the relay")
     parser.add_argument("--anchor-n", type=int, default=50, help="steps timed for each anchor")
+    parser.add_argument("--rounds", type=int, default=3, help="alternations of the relay's steps and the anchors'")
+    parser.add_argument("--launches", type=int, default=10, help="launches timed to their first stop")
     parser.add_argument("--no-anchors", action="store_true")
     opts = parser.parse_args()
+    anchors = [] if opts.no_anchors else [
+        (AnchorRuns("raw_dap_bench.py", ["--transport", "tcp"]), "raw DAP, TCP"),
+        (AnchorRuns("raw_dap_bench.py", ["--transport", "stdio"]), "raw DAP, stdio")]
+    anchors = [(runs, label) for runs, label in anchors if runs.available]
+    per_round = ["-n", str(max(1, opts.anchor_n // opts.rounds))]
 
     with tempfile.TemporaryDirectory() as workdir:
         os.environ["JUPYTER_DEBUG_RELAY_HOME"] = os.path.join(workdir, "home")  # recordings stay in the run's folder
         program = os.path.join(workdir, "target.py")
         with open(program, "w") as f:
             f.write(TARGET)
-        relay = measure_relay(opts.n, program)
-        relay["big_page_ms"] = measure_big_page(program)
-        relay["p99_step_10_sessions_ms"] = measure_paced(program, 10, steps=50, think=0)["p99"]  # flat out
-        relay.update(measure_store(opts.n, program, os.path.join(workdir, "store")))
-        launches = measure_launches(program)
-        relay.update(launch_ms=launches["launch_ms"], restart_ms=launches["restart_ms"], phases=launches["phases"])
-        for count in (20, 50):
-            paced = measure_paced(program, count)
-            relay[f"p50_step_{count}_sessions_ms"], relay[f"p99_step_{count}_sessions_ms"] = paced["p50"], paced["p99"]
-        relay.update(measure_suite(workdir))
+        core = {key: Samples() for key in ("first_stop", "step", "inspect", "evaluate")}
+        rounds(opts.rounds, lambda _: measure_relay(max(1, opts.n // opts.rounds), program, core),
+               [(runs, per_round) for runs, _ in anchors])
+        launches = measure_launches(program, opts.launches)
+        big_page = measure_big_page(program)
+        flat_out = measure_paced(program, 10, steps=50, think=0)
+        store = measure_store(opts.n, program, os.path.join(workdir, "store"))
+        paced = {count: measure_paced(program, count) for count in (20, 50)}
+        suite = measure_suite(workdir)
 
-    anchors = {}
-    if not opts.no_anchors:
-        for label, args in (("raw DAP, TCP", ["--transport", "tcp"]), ("raw DAP, stdio", ["--transport", "stdio"])):
-            anchors[label] = run_anchor([*args, "-n", str(opts.anchor_n)])
+    head = ["measure (ms)", "n", "relay", "goal"]
+    for _, label in anchors:
+        head += [label, "ratio"]
+    table = Table(*head)
+    print_row = _rower(table, anchors)
+    print_row("launch to first stop, median", launches["launch"], 250, "first_stop_ms")
+    print_row("  the first launch of the run", Samples(core["first_stop"].values[:1]), None)
+    print_row("step (next -> stopped)", core["step"], 3, "step_ms")
+    print_row("stack+scopes+variables", core["inspect"], 5, "inspect_ms")
+    print_row("evaluate", core["evaluate"], 2, "evaluate_ms")
+    print_row("restart -> first stop", launches["restart"], 250)
+    for phase, took in launches["phases"].items():
+        print_row(f"  {phase}", took, None)
+    print_row("1M-element list, first 100", big_page, 50)
+    table.row("step p99, 10 sessions at once", flat_out.n, flat_out.p(99), 50)
+    print_row("step, session store off", store["store_off"], None)
+    print_row("step, session store on", store["store_on"], None)
+    store_cost = store["store_on"].median - store["store_off"].median
+    table.row("store cost per step", store["store_on"].n, store_cost, 0.2)
+    print_row("command append -> response", store["command_response"], 100)
+    for count, times in paced.items():
+        table.row(f"step p50, {count} sessions paced", times.n, times.median, "")
+        table.row(f"step p99, {count} sessions paced", times.n, times.p(99), 30)
+    plain = suite["plain"].median
+    print_row("300-test suite, plain", suite["plain"], None)
+    print_row("  under a no-op trace function", suite["noop"], None)
+    if suite["c_noop"].n:
+        print_row("  under a C no-op trace function", suite["c_noop"], None)
+    print_row("  under the relay, no breakpoint", suite["no_bp"], None)
+    print_row("  under the relay, bp not hit", suite["bp"], None)
+    table.row("  ratio debugged / plain", suite["bp"].n, suite["bp"].median / plain, 1.5)
+    table.row("  ratio relay, no bp / plain", suite["no_bp"].n, suite["no_bp"].median / plain, "")
+    table.row("  ratio no-op tracer / plain", suite["noop"].n, suite["noop"].median / plain, "")
+    if suite["c_noop"].n:
+        table.row("  ratio C no-op tracer / plain", suite["c_noop"].n, suite["c_noop"].median / plain, "")
+    for runs, label in anchors:
+        print(f"{label}: {len(runs.runs)} runs, {runs.samples()} steps; its first stop is one launch a run")
 
-    rows = [("launch to first stop", "first_stop_ms", 250), ("step (next -> stopped)", "step_ms", 3),
-            ("stack+scopes+variables", "inspect_ms", 5), ("evaluate", "evaluate_ms", 2)]
-    labels = list(anchors)
-    head = f"| {'measure (median ms)':<30} | {'relay':>8} | {'goal':>6} | " + " | ".join(
-        f"{label:>14} | {'ratio':>6}" for label in labels) + " |"
-    print(head)
-    print("|" + "|".join("-" * (len(cell) + 0) for cell in head.split("|")[1:-1]) + "|")
-    for title, key, goal in rows:
-        cells = [f"| {title:<30} | {relay[key]:>8.2f} | {goal:>6} |"]
-        for label in labels:
-            anchor = anchors[label]
-            if anchor is None:
-                cells.append(f" {'n/a':>14} | {'':>6} |")
-            else:
-                cells.append(f" {anchor[key]:>14.2f} | {anchor[key] / relay[key]:>5.1f}x |")
-        print("".join(cells))
-    print(f"| {'launch -> first stop, median/10':<30} | {relay['launch_ms']:>8.2f} | {250:>6} |")
-    print(f"| {'restart -> first stop, median':<30} | {relay['restart_ms']:>8.2f} | {250:>6} |")
-    for phase, took in relay["phases"].items():
-        print(f"|   {phase:<28} | {took:>8.2f} | {'':>6} |")
-    print(f"| {'1M-element list, first 100':<30} | {relay['big_page_ms']:>8.2f} | {50:>6} |")
-    print(f"| {'step p99, 10 sessions at once':<30} | {relay['p99_step_10_sessions_ms']:>8.2f} | {50:>6} |")
-    print(f"| {'step, session store off':<30} | {relay['step_store_off_ms']:>8.2f} | {'':>6} |")
-    print(f"| {'step, session store on':<30} | {relay['step_store_on_ms']:>8.2f} | {'':>6} |")
-    print(f"| {'store cost per step':<30} | {relay['store_cost_ms']:>8.2f} | {0.2:>6} |")
-    print(f"| {'command append -> response':<30} | {relay['command_response_ms']:>8.2f} | {100:>6} |")
-    for count in (20, 50):
-        p50, p99 = relay[f"p50_step_{count}_sessions_ms"], relay[f"p99_step_{count}_sessions_ms"]
-        print(f"| {f'step p50, {count} sessions paced':<30} | {p50:>8.2f} | {'':>6} |")
-        print(f"| {f'step p99, {count} sessions paced':<30} | {p99:>8.2f} | {30:>6} |")
-    print(f"| {'300-test suite, plain':<30} | {relay['suite_plain_ms']:>8.0f} | {'':>6} |")
-    print(f"| {'  under a no-op trace function':<30} | {relay['suite_noop_trace_ms']:>8.0f} | {'':>6} |")
-    print(f"| {'  under the relay, bp not hit':<30} | {relay['suite_debugged_ms']:>8.0f} | {'':>6} |")
-    print(f"| {'  ratio debugged / plain':<30} | {relay['suite_ratio']:>8.2f} | {1.5:>6} |")
-    print(f"| {'  ratio relay, no bp / plain':<30} | {relay['suite_no_bp_ratio']:>8.2f} | {'':>6} |")
-    print(f"| {'  ratio no-op tracer / plain':<30} | {relay['suite_floor_ratio']:>8.2f} | {'':>6} |")
-    if relay["suite_c_floor_ratio"] is not None:
-        print(f"| {'  ratio C no-op tracer / plain':<30} | {relay['suite_c_floor_ratio']:>8.2f} | {'':>6} |")
-    print(json.dumps({"relay": relay, "anchors": anchors}))
+    record("core", {
+        "launch_ms": launches["launch"].summary(), "first_launch_ms": core["first_stop"].values[0],
+        "restart_ms": launches["restart"].summary(), "step_ms": core["step"].summary(),
+        "inspect_ms": core["inspect"].summary(), "evaluate_ms": core["evaluate"].summary(),
+        "phases_ms": {phase: round(took.median, 2) for phase, took in launches["phases"].items()},
+        "big_page_ms": big_page.summary(), "step_10_flat_out_ms": flat_out.summary(),
+        "step_store_off_ms": store["store_off"].summary(), "step_store_on_ms": store["store_on"].summary(),
+        "store_cost_ms": round(store_cost, 3), "command_response_ms": store["command_response"].summary(),
+        **{f"step_{count}_paced_ms": times.summary() for count, times in paced.items()},
+        "suite_ms": {key: times.summary() for key, times in suite.items() if times.n},
+        "suite_ratio": round(suite["bp"].median / plain, 2),
+        "suite_no_bp_ratio": round(suite["no_bp"].median / plain, 2),
+        "suite_floor_ratio": round(suite["noop"].median / plain, 2),
+        "anchors": {label: {"runs": runs.runs, **{key: runs.figure(key) for key in
+                                                    ("first_stop_ms", "step_ms", "inspect_ms", "evaluate_ms")}}
+                    for runs, label in anchors}})
+
+
+def _rower(table: Table, anchors: list[tuple[AnchorRuns, str]]):
+    """A row printer: a measure's n and median, its goal, and each anchor's figure with its ratio."""
+
+    def row(title: str, samples: Samples, goal: float | None, key: str | None = None) -> None:
+        cells: list = [title, samples.n, samples.median, "" if goal is None else f"{goal:g}"]
+        for runs, _ in anchors:
+            figure = runs.figure(key) if key else None
+            cells += [figure if figure is not None else "", ratio(figure, samples.median) if key else ""]
+        table.row(*cells)
+
+    return row
 
 
 if __name__ == "__main__":

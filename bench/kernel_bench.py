@@ -10,36 +10,28 @@ Measures, in one run:
   ``%debug_session next --session``; p50 and p99 of each path;
 - the same 20 stepped in one instant, round after round (the worst case: every step queues behind the
   others), and the kernel's memory growth;
-and runs ``../shared/bench/ipykernel_debug_bench.py`` (JupyterLab's debug protocol) for the ratio.
+and runs ``../shared/bench/ipykernel_debug_bench.py`` (JupyterLab's debug protocol) for the ratio, in
+``--rounds`` rounds alternating with the steps' rounds (each in a kernel of its own).
 
-    python bench/kernel_bench.py [-n 200] [--anchor-n 50] [--flood-seconds 5] [--no-anchors]
+    python bench/kernel_bench.py [-n 200] [--anchor-n 50] [--rounds 3] [--flood-seconds 5] [--no-anchors]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import queue
 import random
-import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
 
+from common import AnchorRuns, Samples, Table, fmt, ms, ratio, record, rounds
 from core_bench import TARGET  # the same target as the core benchmark and the anchors
 from jupyter_client.manager import start_new_kernel
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ANCHORS = os.path.join(HERE, "..", "..", "shared", "bench")
-
 FLOOD = "import sys\nn = 0\nwhile True:\n    n += 1\n    sys.stdout.write(f'line {n}\\n')\n"
-
-
-def ms(seconds: float) -> float:
-    return seconds * 1000
 
 
 def rss_mb(pid: int) -> float:
@@ -124,7 +116,13 @@ class Bench:
         self.manager.shutdown_kernel(now=False)
 
 
-def measure_steps(n: int, folder: str) -> dict:
+STEPS = ("magic", "api", "empty", "magic_over_api", "comm", "echo", "inside")
+
+
+def measure_steps(n: int, folder: str, samples: dict[str, Samples]) -> None:
+    """In a kernel of its own, ``n`` of each: the magic's step, the API's step in a cell and an empty cell
+    (interleaved); a comm echo and a comm step (interleaved); the step timed inside the kernel (``samples``
+    gets them under ``STEPS``)."""
     program = os.path.join(folder, "target.py")
     with open(program, "w") as f:
         f.write(TARGET)
@@ -134,41 +132,35 @@ def measure_steps(n: int, folder: str) -> dict:
         assert "paused at" in bench.cell("%debug_session launch target.py"), "the target did not stop"
         bench.cell("%bp clear")
         bench.cell("from jupyter_debug_relay.kernel.extension import load\n_s = load(get_ipython()).relay.get('s1')")
-        magics, apis, empties = [], [], []
         for _ in range(n):  # interleaved: the magic, the same step through the Python API, an empty cell
             t = time.perf_counter()
             text = bench.cell("%debug_session next")
-            magics.append(ms(time.perf_counter() - t))
+            magic = ms(time.perf_counter() - t)
             assert text.startswith("paused at"), text
             t = time.perf_counter()
             text = bench.cell("_s.next()")
-            apis.append(ms(time.perf_counter() - t))
+            api = ms(time.perf_counter() - t)
             assert text.startswith("StopInfo(reason='step'"), text
-            t = time.perf_counter()
-            bench.cell("pass")
-            empties.append(ms(time.perf_counter() - t))
-        comms, echoes = [], []
+            samples["magic"].add(magic)
+            samples["api"].add(api)
+            samples["magic_over_api"].add(magic - api)
+            samples["empty"].time(bench.cell, "pass")
         for _ in range(n):  # interleaved: an echo (status, answered at once), then a step until its stop
             t = time.perf_counter()
             bench.request("status")
             bench.next_comm("response")
-            echoes.append(ms(time.perf_counter() - t))
+            samples["echo"].add(ms(time.perf_counter() - t))
             t = time.perf_counter()
             bench.request("next")
             bench.wait_event("stopped")
-            comms.append(ms(time.perf_counter() - t))
-        inside = float(bench.cell(  # the step itself, timed inside the kernel: what the comm adds is the rest
-            f"import time as _t, statistics as _st\n_d = []\nfor _ in range({n}):\n    _a = _t.perf_counter()\n"
-            "    _s.next()\n    _d.append((_t.perf_counter() - _a) * 1000)\n_st.median(_d)"))
+            samples["comm"].add(ms(time.perf_counter() - t))
+        inside = bench.cell(  # the step itself, timed inside the kernel: what the comm adds is the rest
+            f"import time as _t\n_d = []\nfor _ in range({n}):\n    _a = _t.perf_counter()\n"
+            "    _s.next()\n    _d.append((_t.perf_counter() - _a) * 1000)\n_d")
+        samples["inside"].values += [float(value) for value in inside.strip("[]").split(",")]
         bench.cell("%debug_session stop")
     finally:
         bench.close()
-    return {"magic_next_ms": statistics.median(magics), "magic_next_p95_ms": p95(magics),
-            "api_next_ms": statistics.median(apis), "empty_cell_ms": statistics.median(empties),
-            "magic_over_api_ms": statistics.median([m - a for m, a in zip(magics, apis, strict=True)]),
-            "comm_next_ms": statistics.median(comms), "comm_next_p95_ms": p95(comms),
-            "comm_echo_ms": statistics.median(echoes), "step_in_kernel_ms": inside,
-            "comm_over_echo_and_step_ms": statistics.median(comms) - statistics.median(echoes) - inside}
 
 
 def measure_flood(seconds: float, folder: str) -> dict:
@@ -213,7 +205,7 @@ def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float
         before = rss_mb(bench.pid)
         names = bench.launch_paused(sessions)
         launched = rss_mb(bench.pid)
-        comm_steps, magic_steps = [], []
+        comm_steps, magic_steps = Samples(), Samples()
         for _ in range(rounds):
             sent = {}
             if together:
@@ -232,12 +224,12 @@ def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float
                     data = content["data"]
                     for event in events_of(data):
                         if event.get("event") == "stopped" and event.get("session") in sent:
-                            comm_steps.append(ms(time.perf_counter() - sent.pop(event["session"])))
+                            comm_steps.add(ms(time.perf_counter() - sent.pop(event["session"])))
                 elif msg["parent_header"].get("msg_id") == cell:
                     if kind == "execute_result":
                         shown = content["data"]["text/plain"]
                     elif kind == "status" and content["execution_state"] == "idle":
-                        magic_steps.append(ms(time.perf_counter() - t))
+                        magic_steps.add(ms(time.perf_counter() - t))
                         done = True
                         assert "paused at" in shown, shown
             assert not sent, f"no stop from {sorted(sent)}"
@@ -245,9 +237,7 @@ def measure_many(folder: str, sessions: int = 20, rounds: int = 40, think: float
         grown = rss_mb(bench.pid) - before
     finally:
         bench.close()
-    return {"many_comm_p50_ms": statistics.median(comm_steps), "many_comm_p99_ms": p99(comm_steps),
-            "many_magic_p50_ms": statistics.median(magic_steps), "many_magic_p99_ms": p99(magic_steps),
-            "many_memory_mb": grown, "many_memory_launch_mb": launched - before}
+    return {"comm": comm_steps, "magic": magic_steps, "memory_mb": grown, "memory_launch_mb": launched - before}
 
 
 def measure_paced(folder: str, sessions: int = 20, steps: int = 40, think: float = 0.1) -> dict:
@@ -262,7 +252,7 @@ def measure_paced(folder: str, sessions: int = 20, steps: int = 40, think: float
         due = {name: now + pace.uniform(0, think) for name in names}  # when each agent sends its next step
         left = dict.fromkeys(names, steps)
         sent: dict[str, float] = {}
-        cell, comm_steps, magic_steps, shown = None, [], [], ""
+        cell, comm_steps, magic_steps, shown = None, Samples(), Samples(), ""
         while due or sent or cell:
             now = time.perf_counter()
             if sent and now - min(sent.values()) > 30:
@@ -279,98 +269,90 @@ def measure_paced(folder: str, sessions: int = 20, steps: int = 40, think: float
                 msg = bench.client.get_iopub_msg(timeout=min(max(wait, 0.0), 0.05))
             except queue.Empty:
                 continue
-            kind, content, done = msg["msg_type"], msg["content"], None
+            kind, content, done = msg["msg_type"], msg["content"], []  # a batch can bring several stops
             if kind == "comm_msg" and content["comm_id"] == bench.comm_id:
                 for event in events_of(content["data"]):
                     if event.get("event") == "stopped" and event.get("session") in sent.keys() - {names[-1]}:
-                        done = event["session"]
-                        comm_steps.append(ms(time.perf_counter() - sent.pop(done)))
+                        done.append(event["session"])
+                        comm_steps.add(ms(time.perf_counter() - sent.pop(done[-1])))
             elif cell and msg["parent_header"].get("msg_id") == cell:
                 if kind == "execute_result":
                     shown = content["data"]["text/plain"]
                 elif kind == "status" and content["execution_state"] == "idle":
-                    done, cell = names[-1], None
-                    magic_steps.append(ms(time.perf_counter() - sent.pop(done)))
+                    done, cell = [names[-1]], None
+                    magic_steps.add(ms(time.perf_counter() - sent.pop(names[-1])))
                     assert "paused at" in shown, shown
-            if done:
-                left[done] -= 1
-                if left[done]:
-                    due[done] = time.perf_counter() + pace.uniform(0.5, 1.5) * think
+            for name in done:
+                left[name] -= 1
+                if left[name]:
+                    due[name] = time.perf_counter() + pace.uniform(0.5, 1.5) * think
+        if comm_steps.n + magic_steps.n != sessions * steps:
+            raise RuntimeError(f"{comm_steps.n + magic_steps.n} of {sessions * steps} paced steps were timed")
     finally:
         bench.close()
-    return {"paced_comm_p50_ms": statistics.median(comm_steps), "paced_comm_p99_ms": p99(comm_steps),
-            "paced_magic_p50_ms": statistics.median(magic_steps), "paced_magic_p99_ms": p99(magic_steps)}
-
-
-def p99(values: list[float]) -> float:
-    return sorted(values)[int(len(values) * 0.99) - 1]
-
-
-def p95(values: list[float]) -> float:
-    return sorted(values)[int(len(values) * 0.95) - 1]
-
-
-def anchor(n: int) -> dict | None:
-    script = os.path.join(ANCHORS, "ipykernel_debug_bench.py")
-    if not os.path.exists(script):
-        return None
-    out = subprocess.run([sys.executable, script, str(n)], capture_output=True, text=True, timeout=600)
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    return json.loads(lines[-1]) if lines else None
+    return {"comm": comm_steps, "magic": magic_steps}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=200)
     parser.add_argument("--anchor-n", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=3, help="alternations of the steps' runs and the anchor's")
     parser.add_argument("--flood-seconds", type=float, default=5.0)
     parser.add_argument("--no-anchors", action="store_true")
     options = parser.parse_args()
+    anchor = AnchorRuns("ipykernel_debug_bench.py")
+    anchors = [] if options.no_anchors or not anchor.available else [
+        (anchor, [str(max(1, options.anchor_n // options.rounds))])]
+    steps = {key: Samples() for key in STEPS}
     with tempfile.TemporaryDirectory() as folder:
-        steps = measure_steps(options.n, folder)
+        rounds(options.rounds, lambda _: measure_steps(max(1, options.n // options.rounds), folder, steps), anchors)
         flood = measure_flood(options.flood_seconds, folder)
         many = measure_many(folder)
         together = measure_many(folder, together=True)
-        many.update(many_requests_p50_ms=together["many_comm_p50_ms"],
-                    many_requests_p99_ms=together["many_comm_p99_ms"], **measure_paced(folder))
-    reference = None if options.no_anchors else anchor(options.anchor_n)
-    step_anchor = reference["step_ms"] if reference else None
-    print(f"kernel benchmark (n={options.n}), medians in ms")
-    print(f"{'measure':<42}{'relay':>10}{'goal':>10}{'ipykernel debug protocol':>28}")
+        paced = measure_paced(folder)
+    step_anchor = anchor.figure("step_ms") if anchors else None
+    print(f"kernel benchmark, {options.rounds} rounds; times in ms")
+    table = Table("measure", "n", "median", "p95", "goal", "ipykernel debug protocol", "ratio")
 
-    def row(name: str, value: float, goal: str, anchor_ms: float | None = None) -> None:
-        ratio = f"{anchor_ms:.1f} ({anchor_ms / value:.0f}x faster)" if anchor_ms else ""
-        print(f"{name:<42}{value:>10.2f}{goal:>10}{ratio:>28}")
+    def row(name: str, samples: Samples, goal: str, anchor_ms: float | None = None) -> None:
+        table.row(name, samples.n, samples.median, samples.p(95), goal, "" if anchor_ms is None else anchor_ms,
+                  "" if anchor_ms is None else ratio(anchor_ms, samples.median))
 
-    row("%debug_session next, execute round trip", steps["magic_next_ms"], "<= 25", step_anchor)
-    row("  p95", steps["magic_next_p95_ms"], "")
-    row("s.next() in a cell, execute round trip", steps["api_next_ms"], "")
-    row("empty cell, execute round trip", steps["empty_cell_ms"], "")
-    row("the magic over s.next(), same run", steps["magic_over_api_ms"], "<= 1")
-    row("comm request next -> stopped event", steps["comm_next_ms"], "<= 10", step_anchor)
-    row("  p95", steps["comm_next_p95_ms"], "")
-    row("comm echo (status request), same run", steps["comm_echo_ms"], "")
-    row("s.next() timed inside the kernel", steps["step_in_kernel_ms"], "")
-    row("comm next over echo + step, same run", steps["comm_over_echo_and_step_ms"], "<= 1")
-    print(f"{'comm output events delivered per second':<42}{flood['events_per_s']:>10.0f}{'>= 5000':>10}")
-    print(f"{'  target lines delivered per second':<42}{flood['lines_per_s']:>10.0f}")
-    print(f"{'  comm messages per second':<42}{flood['messages_per_s']:>10.0f}")
-    print(f"{'  events dropped by flow control':<42}{flood['dropped_events']:>10}")
-    print(f"{'kernel memory growth during the flood, MB':<42}{flood['memory_growth_mb']:>10.1f}{'<= 50':>10}")
-    print(f"{'20 sessions, each at an agent pace:':<42}")
-    print(f"{'  comm next, p50':<42}{many['paced_comm_p50_ms']:>10.2f}")
-    print(f"{'  comm next, p99':<42}{many['paced_comm_p99_ms']:>10.2f}{'<= 30':>10}")
-    print(f"{'  %debug_session next, p50':<42}{many['paced_magic_p50_ms']:>10.2f}")
-    print(f"{'  %debug_session next, p99':<42}{many['paced_magic_p99_ms']:>10.2f}{'<= 30':>10}")
-    print(f"{'20 sessions stepped in the same instant:':<42}")
-    print(f"{'  comm next, p50':<42}{many['many_comm_p50_ms']:>10.2f}")
-    print(f"{'  comm next, p99':<42}{many['many_comm_p99_ms']:>10.2f}")
-    print(f"{'  %debug_session next meanwhile, p50':<42}{many['many_magic_p50_ms']:>10.2f}")
-    print(f"{'  %debug_session next meanwhile, p99':<42}{many['many_magic_p99_ms']:>10.2f}")
-    print(f"{'  kernel memory growth, MB':<42}{many['many_memory_mb']:>10.1f}{'<= 50':>10}")
-    print(f"{'  the 19 in one requests message, p50':<42}{many['many_requests_p50_ms']:>10.2f}")
-    print(f"{'  the 19 in one requests message, p99':<42}{many['many_requests_p99_ms']:>10.2f}")
-    print(json.dumps({"client": "jupyter_debug_relay kernel", **steps, **flood, **many, "anchor": reference}))
+    row("%debug_session next, execute round trip", steps["magic"], "<= 25", step_anchor)
+    row("s.next() in a cell, execute round trip", steps["api"], "")
+    row("empty cell, execute round trip", steps["empty"], "")
+    row("the magic over s.next(), same run", steps["magic_over_api"], "<= 1")
+    row("comm request next -> stopped event", steps["comm"], "<= 10", step_anchor)
+    row("comm echo (status request), same run", steps["echo"], "")
+    row("s.next() timed inside the kernel", steps["inside"], "")
+    comm_over = steps["comm"].median - steps["echo"].median - steps["inside"].median
+    table.row("comm next over echo + step, same run", steps["comm"].n, comm_over, "", "<= 1")
+    print()
+    table = Table("flood", "figure", "goal")
+    table.row("comm output events delivered per second", fmt(flood["events_per_s"], 0), ">= 5000")
+    table.row("  target lines delivered per second", fmt(flood["lines_per_s"], 0))
+    table.row("  comm messages per second", fmt(flood["messages_per_s"], 0))
+    table.row("  events dropped by flow control", flood["dropped_events"])
+    table.row("kernel memory growth during the flood, MB", fmt(flood["memory_growth_mb"], 1), "<= 50")
+    print()
+    table = Table("20 sessions in one kernel (ms)", "n", "p50", "p99", "goal")
+    table.row("at an agent's pace: comm next", paced["comm"].n, paced["comm"].median, paced["comm"].p(99), "<= 30")
+    table.row("  %debug_session next", paced["magic"].n, paced["magic"].median, paced["magic"].p(99), "<= 30")
+    table.row("in the same instant: comm next", many["comm"].n, many["comm"].median, many["comm"].p(99))
+    table.row("  %debug_session next meanwhile", many["magic"].n, many["magic"].median, many["magic"].p(99))
+    table.row("  the 19 in one requests message", together["comm"].n, together["comm"].median,
+              together["comm"].p(99))
+    table.row("  kernel memory growth, MB", "", fmt(many["memory_mb"], 1), "", "<= 50")
+    if anchors:
+        print(f"ipykernel debug protocol: {len(anchor.runs)} runs, {anchor.samples()} steps")
+    record("kernel", {
+        **{f"{key}_ms": samples.summary() for key, samples in steps.items()},
+        "comm_over_echo_and_step_ms": round(comm_over, 3), "flood": flood,
+        "paced_20": {key: samples.summary() for key, samples in paced.items()},
+        "instant_20": {key: samples.summary() for key, samples in many.items() if isinstance(samples, Samples)},
+        "instant_20_requests": together["comm"].summary(), "instant_20_memory_mb": round(many["memory_mb"], 1),
+        "anchor": {"runs": anchor.runs, "step_ms": step_anchor} if anchors else None})
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import statistics
 import sys
 import tempfile
 import threading
@@ -22,6 +21,7 @@ import time
 
 import anyio
 import httpx
+from common import Samples, Table, record
 from mcp.client import ClientSession
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -42,19 +42,11 @@ for i in range(10_000_000):
 TOKEN = "bench-token"
 
 
-def stats(samples: list[float]) -> str:
-    ordered = sorted(samples)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return f"median {statistics.median(ordered) * 1000:7.3f} ms   p99 {p99 * 1000:7.3f} ms"
-
-
-def timed(fn, n: int) -> list[float]:
-    out = []
+def timed(fn, n: int) -> Samples:
+    samples = Samples()
     for _ in range(n):
-        started = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - started)
-    return out
+        samples.time(fn)
+    return samples
 
 
 def main() -> None:
@@ -90,10 +82,18 @@ def main() -> None:
                                                                   json={"expression": "i * 2"})), n)),
             ]
             rows.append(("mcp evaluate (streamable HTTP)", mcp_calls(server.url, sid, n)))
+            table = Table("path (ms)", "n", "median", "p99")
             for name, samples in rows:
-                print(f"{name:32s} {stats(samples)}")
-            print(crowd(server.url, sid, clients=20, each=max(n // 10, 10)))
+                table.row(name, samples.n, samples.median, samples.p(99))
+            clients, each = 20, max(n // 10, 10)
+            errors, samples = crowd(server.url, sid, clients, each)
+            table.row(f"{clients} clients x {each} calls at once", samples.n, samples.median, samples.p(99))
+            print(f"{clients} clients x {each} calls: {len(errors)} failed of {clients * each}"
+                  + (f"; first: {errors[0]}" if errors else ""))
             session.terminate()
+            record("server", {**{name: samples.summary() for name, samples in rows},
+                              "crowd": {"clients": clients, "calls": clients * each, "failed": len(errors),
+                                        **samples.summary()}})
         finally:
             http.close()
             plain.close()
@@ -120,11 +120,11 @@ class KeepAlive:
         self.connection.close()
 
 
-def mcp_calls(url: str, sid: str, n: int) -> list[float]:
+def mcp_calls(url: str, sid: str, n: int) -> Samples:
     """Timed MCP ``evaluate`` tool calls through the SDK's client over streamable HTTP."""
     from mcp.client.streamable_http import streamable_http_client
 
-    samples: list[float] = []
+    samples = Samples()
 
     async def run() -> None:
         import httpx2
@@ -135,8 +135,9 @@ def mcp_calls(url: str, sid: str, n: int) -> list[float]:
             await client.initialize()
             for _ in range(n):
                 started = time.perf_counter()
-                result = await client.call_tool("evaluate", {"session": sid, "expression": "i * 2"})
-                samples.append(time.perf_counter() - started)
+                with anyio.fail_after(30):
+                    result = await client.call_tool("evaluate", {"session": sid, "expression": "i * 2"})
+                samples.add((time.perf_counter() - started) * 1000)
                 if result.is_error:
                     raise SystemExit(result.content[0].text)
 
@@ -144,29 +145,38 @@ def mcp_calls(url: str, sid: str, n: int) -> list[float]:
     return samples
 
 
-def crowd(url: str, sid: str, clients: int, each: int) -> str:
-    """``clients`` threads, each with its own connection, polling status and evaluating; errors counted."""
+def crowd(url: str, sid: str, clients: int, each: int) -> tuple[list[str], Samples]:
+    """``clients`` threads, each with its own connection, polling status and evaluating: what failed (an answer
+    other than 200, a timeout, a refused connection: every call that did not come back) and the answered ones'
+    times."""
     errors: list[str] = []
-    samples: list[float] = []
+    samples = Samples()
     lock = threading.Lock()
 
     def client() -> None:
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30) as http:
             for k in range(each):
                 started = time.perf_counter()
-                response = (http.get(f"/sessions/{sid}") if k % 2 else
-                            http.post(f"/sessions/{sid}/evaluate", json={"expression": "i"}))
+                try:
+                    response = (http.get(f"/sessions/{sid}") if k % 2 else
+                                http.post(f"/sessions/{sid}/evaluate", json={"expression": "i"}))
+                except Exception as exc:  # a timeout, a refused or dropped connection: a failed call
+                    with lock:
+                        errors.append(f"{type(exc).__name__}: {exc}")
+                    continue
                 with lock:
-                    samples.append(time.perf_counter() - started)
+                    samples.add((time.perf_counter() - started) * 1000)
                     if response.status_code != 200:
-                        errors.append(response.text)
+                        errors.append(f"HTTP {response.status_code}: {response.text[:200]}")
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
-    return f"{clients} clients x {each} calls: {len(errors)} errors, {stats(samples)}"
+        t.join(30 * each)
+    if any(t.is_alive() for t in threads):
+        errors.append("a client thread did not end within its calls' timeouts")
+    return errors, samples
 
 
 if __name__ == "__main__":
