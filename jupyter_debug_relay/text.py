@@ -7,7 +7,7 @@ import os
 import signal
 from collections.abc import Callable
 
-from .model import Breakpoint, Frame, StopInfo, Watch
+from .model import Breakpoint, Frame, SessionInfo, StopInfo, Watch
 
 FINISHED_WIDTH = 200  # a finished flow's output shown inline is cut to this many characters
 
@@ -90,6 +90,18 @@ def exit_text(exit_code: int | None, stopped_by_user: bool = False) -> str:
     if exit_code < 0:
         return f"ended by signal {-exit_code} ({signal_name(-exit_code)})"
     return f"exited with code {exit_code}"
+
+
+def state_text(info: SessionInfo, describe_stop: Callable[[StopInfo], str] = stop_text) -> str:
+    """How a session stands: its stop (``describe_stop``), how it ended (``exited with code 3``, ``ended by signal 11
+    (SIGSEGV)``, ``stopped by the user``), ``failed: CODE``, or its state (with a wait for input said)."""
+    if info.state == "paused" and info.stop is not None:
+        return describe_stop(info.stop)
+    if info.state == "terminated":
+        return exit_text(info.exit_code, info.stopped_by_user)
+    if info.state == "failed" and info.error:
+        return f"failed: {info.error.get('code')}"
+    return "running, waiting for input on stdin" if info.waiting_for_input else info.state
 
 
 def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short_path) -> str:

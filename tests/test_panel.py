@@ -8,6 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from jupyter_debug_relay import RelayError
+from jupyter_debug_relay.kernel.results import StatusResult
+from jupyter_debug_relay.text import short_path
 from jupyter_debug_relay.widgets import DebuggerPanel
 from jupyter_debug_relay.widgets.variable_node import VariableNode
 from tests.conftest import line_of
@@ -124,9 +126,21 @@ def test_panel_shows_the_stop_and_step_over_moves_the_marked_line(relay, app, pa
 
     relay.breakpoints.clear()
     buttons["Continue"].click()
-    wait_until(lambda: "terminated — exit code 3" in panel.status.text, what="the exit code")
+    wait_until(lambda: "terminated — exited with code 3" in panel.status.text, what="the exit code")
     assert [name for name, b in buttons.items() if not b.disabled] == ["Restart"]
     assert panel.stack.frames == [] and panel.variables.scopes == [] and panel.source.current_line == 0
+
+
+def test_a_target_killed_by_a_signal_reads_the_same_in_the_panel_and_the_magics(relay, write, panels):
+    path = write("killed.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    session = relay.launch(path)
+    panel = DebuggerPanel(session)
+    panels(panel)
+    wait_until(lambda: session.state == "terminated", what="the end of the target")
+    said = StatusResult(session.info()).text
+    assert said == f"{session.name} (debugpy, {short_path(path)}): ended by signal 9 (SIGKILL)", said
+    wait_until(lambda: panel.status.text.endswith("· terminated — ended by signal 9 (SIGKILL)"),
+               what="the signal in the panel")
 
 
 def test_gutter_click_toggles_a_breakpoint_and_the_list_edits_it(relay, app, panels):
@@ -192,7 +206,6 @@ def test_output_stderr_apart_watch_evaluate_and_copy(relay, app, panels):
     panel.toolbar.buttons["Continue"].click()
     wait_until(lambda: panel.watch.values == {"total * 10": "10", "value": "2"}, what="the watches at the 3rd stop")
 
-    pytest.importorskip("jupyter_debug_relay.pull")
     panel.namespace = {}
     scope = first_scope(panel)
     scope.child("values").children[0].children[2].click()  # the node's "copy" button
@@ -341,7 +354,7 @@ def test_pause_stop_and_restart_buttons(relay, write, panels):
     assert panel.status.text.endswith("in <module>() — pause")
     assert panel.stack.frames[0].startswith("<module>() — loop.py:")
     buttons["Stop"].click()
-    wait_until(lambda: "terminated" in panel.status.text, what="the stop")
+    wait_until(lambda: panel.status.text == "loop (debugpy) · terminated — stopped by the user", what="the stop")
     assert session.state == "terminated"
     relay.breakpoints.add(path, line_of(path, "# LOOP"))
     buttons["Restart"].click()

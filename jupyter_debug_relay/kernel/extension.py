@@ -25,7 +25,7 @@ class KernelDebugger:
             self.channel.register()
 
     def unload(self) -> None:
-        self.commands.stop_serving()
+        self.commands.serving.stop_serving()
         self.channel.close()
         self.relay.close()
         if self.completer.match in self.shell.Completer.custom_matchers:

@@ -4,27 +4,27 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
 from ..errors import RelayError
+from .context import Words
 from .grammar import Command, usage
 from .parsing import BpCommand
 from .results import BreakpointsResult, Result, StatusResult, StopResult
 
 
-class KeepingCommands:
-    """``%debug_session update|export|import`` and ``%bp save|load|profiles`` (mixed into ``Commands``)."""
+class KeepingWords(Words):
+    """``%debug_session update|export|import`` and ``%bp save|load|profiles``."""
 
-    def do_update(self: Any, command: Command) -> StatusResult:
-        handle = self.session(command.session)
-        out = self._run(command, handle)
+    def do_update(self, command: Command) -> StatusResult:
+        handle = self.context.session(command.session)
+        out = self.context.run(command, handle)
         result = StatusResult(out["session"])
         result.timeout_minutes = out["timeout_minutes"]
         return result
 
-    def do_export(self: Any, command: Command) -> Result:
-        handle = self.session(command.session)
-        exported = self._run(command, handle)["export"]
+    def do_export(self, command: Command) -> Result:
+        handle = self.context.session(command.session)
+        exported = self.context.run(command, handle)["export"]
         text = json.dumps(exported, indent=1)
         path = command.extras.get("file")
         if path:
@@ -36,7 +36,7 @@ class KeepingCommands:
         result.export, result.path = exported, path
         return result
 
-    def do_import(self: Any, command: Command) -> StopResult:
+    def do_import(self, command: Command) -> StopResult:
         path = command.extras.get("file")
         if not path:
             raise RelayError("invalid_request", "`import` needs the file an export wrote.",
@@ -52,21 +52,21 @@ class KeepingCommands:
         if not isinstance(exported, dict):
             raise RelayError("invalid_request", f"{path} does not hold an export (a JSON object).")
         out = self.relay.operations.call("import", {**exported, **command.args})
-        handle = self._adopt(self.relay.get(out["session"].id))
-        return self._stop_result(handle, out["stop"], prefix=f"{handle.name}: ")
+        handle = self.context.adopt(self.relay.get(out["session"].id))
+        return self.context.stop_result(handle, out["stop"], prefix=f"{handle.name}: ")
 
-    def bp_save(self: Any, command: BpCommand) -> Result:
+    def bp_save(self, command: BpCommand) -> Result:
         profile = self.relay.operations.call("save_profile", {"name": command.spec.name})["profile"]
         count = len(profile["breakpoints"])
         result = Result(f"saved {count} breakpoint{'s' if count != 1 else ''} as profile {profile['name']}")
         result.profile = profile
         return result
 
-    def bp_load(self: Any, command: BpCommand) -> BreakpointsResult:
+    def bp_load(self, command: BpCommand) -> BreakpointsResult:
         out = self.relay.operations.call("load_profile", {"name": command.spec.name})
         return BreakpointsResult(out["breakpoints"], f"profile {command.spec.name} has no breakpoints")
 
-    def bp_profiles(self: Any, command: BpCommand) -> Result:
+    def bp_profiles(self, command: BpCommand) -> Result:
         names = self.relay.operations.call("profiles", {})["profiles"]
         result = Result("\n".join(names) or "no saved profiles (save one with `%bp save NAME`)")
         result.profiles = names

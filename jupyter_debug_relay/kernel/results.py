@@ -18,6 +18,7 @@ from ..text import (
     line_text,
     short_path,
     signal_name,
+    state_text,
     stop_text,
     stop_with_line,
     watch_lines,
@@ -79,7 +80,7 @@ class ErrorResult(Result):
 class StopResult(Result):
     """Where a session stands after a wait: paused (with the source), ended, or still running."""
 
-    def __init__(self, session: str, state: str, stop: StopInfo | None = None, exit_code: int | None = None,
+    def __init__(self, session: str, state: str, *, stop: StopInfo | None = None, exit_code: int | None = None,
                  source: str | None = None, waited: float | None = None, prefix: str = "",
                  thread_end: dict[str, Any] | None = None, note: str = "", watches: list[Watch] | None = None) -> None:
         if stop is not None and stop.frame is not None and not stop.source_line and source is not None:
@@ -228,7 +229,7 @@ class SessionsResult(Result):
 
     def _repr_html_(self) -> str:
         rows = [(("*" if i.id == self.current else ""), i.id, i.uid or "", "" if i.name == i.id else i.name,
-                 i.backend, _state(i), short_path(i.target)) for i in self.sessions]
+                 i.backend, state_text(i), short_path(i.target)) for i in self.sessions]
         return _table(("", "id", "uid", "name", "backend", "state", "target"), rows)
 
 
@@ -263,22 +264,12 @@ def _at(info: SessionInfo) -> str:
     return f"{short_path(frame.path)}:{frame.line}" if frame is not None else "-"
 
 
-def _state(info: SessionInfo) -> str:
-    if info.state == "paused" and info.stop is not None:
-        return stop_text(info.stop)
-    if info.state == "terminated":
-        return exit_text(info.exit_code, info.stopped_by_user)
-    if info.state == "failed" and info.error:
-        return f"failed: {info.error.get('code')}"
-    return "running, waiting for input on stdin" if info.waiting_for_input else info.state
-
-
 class StatusResult(Result):
     """One session's state, where it is and its target."""
 
     def __init__(self, info: SessionInfo) -> None:
         self.info, self.state, self.stop = info, info.state, info.stop
-        super().__init__(f"{info.name} ({info.backend}, {short_path(info.target)}): {_state(info)}")
+        super().__init__(f"{info.name} ({info.backend}, {short_path(info.target)}): {state_text(info)}")
 
 
 class ThreadsResult(Result):

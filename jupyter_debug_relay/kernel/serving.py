@@ -6,14 +6,19 @@ import atexit
 from typing import Any
 
 from ..errors import RelayError
+from .context import Context, Words
 from .grammar import Command, usage
 from .results import Result
 
 
-class ServeCommands:
-    """The ``serve`` word of ``%debug_session`` (mixed into ``Commands``, which holds ``server``)."""
+class ServeWords(Words):
+    """The ``serve`` word of ``%debug_session``; holds the server while it runs."""
 
-    def do_serve(self: Any, command: Command) -> Result:
+    def __init__(self, context: Context) -> None:
+        super().__init__(context)
+        self.server: Any = None  # the RelayServer of `serve`, while it runs
+
+    def do_serve(self, command: Command) -> Result:
         action = command.extras.get("action")
         if action not in (None, "stop"):
             raise RelayError("invalid_request", f"serve takes `stop` or nothing, not {action!r}.",

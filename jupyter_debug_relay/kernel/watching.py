@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import RelayError
 from ..model import Watch
+from .context import Words
 from .grammar import Command, usage
 from .results import Result
 
@@ -21,11 +20,11 @@ class WatchesResult(Result):
                          "`%debug_session watch EXPR`)")
 
 
-class WatchCommands:
-    """The ``watch`` word of ``%debug_session`` (mixed into ``Commands``)."""
+class WatchWords(Words):
+    """The ``watch`` word of ``%debug_session``."""
 
-    def do_watch(self: Any, command: Command) -> WatchesResult:
-        handle = self.session(command.session)
+    def do_watch(self, command: Command) -> WatchesResult:
+        handle = self.context.session(command.session)
         words = command.text.split()
         if words == ["list"]:
             out = self.relay.operations.call("watches", {"session": handle.id})
@@ -35,5 +34,5 @@ class WatchCommands:
                                  f"{usage(command.magic)}; see the numbers with `%debug_session watch list`.")
             out = self.relay.operations.call("remove_watch", {"session": handle.id, "index": int(words[1])})
         else:
-            out = self._run(command, handle)
+            out = self.context.run(command, handle)
         return WatchesResult(out["watches"], handle.name)

@@ -8,7 +8,7 @@ import os
 import ipywidgets as widgets
 
 from ..model import Frame, SessionInfo, StopInfo
-from ..text import where_text
+from ..text import state_text, where_text
 
 MONO = "font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 12px);"
 
@@ -53,15 +53,10 @@ def stop_sentence(stop: StopInfo) -> str:
 
 
 def status_sentence(info: SessionInfo) -> str:
-    """Session name, backend, state and location (or exit code, or error) in one line."""
-    head = f"{info.name} ({info.backend})"
-    if info.state == "paused" and info.stop is not None:
-        return f"{head} · {stop_sentence(info.stop)}"
-    if info.state == "terminated" and info.stopped_by_user:
-        return f"{head} · terminated — stopped by the user"
+    """Session name, backend and ``state_text`` in one line: an end says ``terminated``, a failure its message."""
+    text = state_text(info, stop_sentence)
     if info.state == "terminated":
-        code = "unknown" if info.exit_code is None else info.exit_code
-        return f"{head} · terminated — exit code {code}"
-    if info.state == "failed" and info.error:
-        return f"{head} · failed — {info.error.get('code')}: {info.error.get('message')}"
-    return f"{head} · {info.state}"
+        text = f"terminated — {text}"
+    elif info.state == "failed" and info.error:
+        text += f" — {info.error.get('message')}"
+    return f"{info.name} ({info.backend}) · {text}"
