@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_debug_relay import Relay
+from jupyter_debug_relay.transports import procfs
 
 MARKERS = ("debugpy", "_nodelay_boot", "lldb")
 RUN_MARK = f"JUPYTER_DEBUG_RELAY_TEST_RUN={os.getpid()}".encode()
@@ -29,17 +30,10 @@ def marked_processes() -> dict[int, str]:
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    continue
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if RUN_MARK not in f.read().split(b"\0"):
-                    continue
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                found[int(entry)] = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
+        if procfs.state(int(entry)) in (None, "Z") or RUN_MARK not in procfs.read_bytes(
+                f"/proc/{entry}/environ").split(b"\0"):
             continue
+        found[int(entry)] = procfs.read_bytes(f"/proc/{entry}/cmdline").replace(b"\0", b" ").decode(errors="replace")
     return found
 
 

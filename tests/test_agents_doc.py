@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from jupyter_debug_relay.transports import procfs
 from tests.conftest import line_of
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "agents.md"
@@ -35,15 +36,9 @@ def shown_output() -> str:
 def marked_processes(mark: bytes) -> list[int]:
     """Live processes whose environment holds ``mark``: everything the agent program started, and their children."""
     found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                marked = mark in f.read().split(b"\0")
-            with open(f"/proc/{entry}/stat") as f:
-                zombie = f.read().rsplit(")", 1)[1].split()[0] == "Z"
-        except OSError:
-            continue
-        if marked and not zombie:
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        if procfs.state(int(entry)) not in (None, "Z") and mark in procfs.read_bytes(f"/proc/{entry}/environ").split(
+                b"\0"):
             found.append(int(entry))
     return found
 

@@ -17,6 +17,7 @@ from jupyter_debug_relay.backends.ez.backend import NO_LOCALS, EzBackend
 from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.model import Breakpoint, BreakpointResult, StopInfo, Thread
 from jupyter_debug_relay.protocols.linejson import Line, LineReader
+from jupyter_debug_relay.transports import procfs
 from tests.peers.ez_real import BOTH, STAND_IN
 
 HERE = Path(__file__).parent
@@ -129,14 +130,9 @@ def session(name: str, body: Body, *, breakpoints: tuple[Breakpoint, ...] = (), 
 def live_peers() -> list[int]:
     """Children of this process running a debugserver that are still alive (not zombies)."""
     found = []
-    for entry in os.listdir("/proc"):
-        try:
-            status = Path(f"/proc/{entry}/stat").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except (OSError, NotADirectoryError):
-            continue
-        state, ppid = status.rsplit(")", 1)[1].split()[:2]
-        if int(ppid) == os.getpid() and state != "Z" and b"debugserver" in cmdline:
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        if (procfs.parent(int(entry)) == os.getpid() and procfs.state(int(entry)) != "Z"
+                and b"debugserver" in procfs.read_bytes(f"/proc/{entry}/cmdline")):
             found.append(int(entry))
     return found
 

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from jupyter_debug_relay.kernel import kernelspec
+from jupyter_debug_relay.transports import procfs
 from tests.conftest import line_of
 from tests.kernels import APP, UID, Kernel
 
@@ -35,11 +36,7 @@ def paused(kernel, write) -> str:
 
 
 def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    return procfs.state(pid) not in (None, "Z")
 
 
 def wait_gone(pid: int, seconds: float = 10.0) -> bool:

@@ -11,6 +11,7 @@ from conftest import line_of
 
 from jupyter_debug_relay import RelayError
 from jupyter_debug_relay.backends.debugpy.direct import PydevdDirectBackend
+from jupyter_debug_relay.transports import procfs
 
 PROGRAM = """
 import sys
@@ -44,16 +45,9 @@ def launch(relay, program=None, **options):
 def children_of(pid: int) -> list[str]:
     """Command lines of the direct children of ``pid``."""
     found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) != pid:
-                        continue
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    found.append(f.read().replace(b"\0", b" ").decode())
-            except OSError:
-                continue
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        if procfs.parent(int(entry)) == pid:
+            found.append(procfs.read_bytes(f"/proc/{entry}/cmdline").replace(b"\0", b" ").decode())
     return found
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RelayError
+from ..transports import procfs
 from .profiles import home, locked, read_json, write_json
 
 EVENTS, COMMANDS, INFO, INDEX, CURRENT = "events.jsonl", "commands.jsonl", "session.json", "index.json", "current"
@@ -41,11 +42,7 @@ def owner_alive(pid: int | None) -> bool:
         return False
     except PermissionError:
         return True
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
+    return procfs.state(pid) != "Z"  # None (no /proc to tell) counts as running
 
 
 def settled(entry: dict[str, Any]) -> dict[str, Any]:

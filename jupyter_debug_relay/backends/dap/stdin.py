@@ -13,16 +13,9 @@ import os
 import platform
 
 from ...errors import RelayError
+from ...transports import procfs
 
 READ_SYSCALLS = {"x86_64": {0, 19}, "aarch64": {63, 65}}  # read, readv
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return ""
 
 
 def _pipe(proc: asyncio.subprocess.Process | None) -> asyncio.StreamWriter:
@@ -65,7 +58,7 @@ def reading_stdin(pid: int | None, our_fd: int | None) -> bool:
     except OSError:
         return False
     for tid in threads:
-        fields = _read(f"/proc/{pid}/task/{tid}/syscall").split()
+        fields = procfs.read_text(f"{procfs.PROC}/{pid}/task/{tid}/syscall").split()
         if len(fields) > 1 and fields[0].isdigit() and int(fields[0]) in reads and int(fields[1], 16) == 0:
             return True
     return False

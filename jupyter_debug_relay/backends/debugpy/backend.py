@@ -15,6 +15,7 @@ import debugpy.launcher
 from ...errors import RelayError
 from ...model import Breakpoint, BreakpointResult, ExceptionInfo, Frame, Variable, VariablePage
 from ...source import python as python_source
+from ...transports import procfs
 from ..base import BackendEvents
 from ..dap import messages as wire
 from ..dap.backend import DapBackend
@@ -254,7 +255,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
 
     async def source_changed(self, frame: Frame) -> str:
         if self.started_ns is None and self.pid:  # attached: when the process started
-            self.started_ns = source_changes.process_start_ns(self.pid)
+            self.started_ns = procfs.start_ns(self.pid)
 
         async def loaded(path: str) -> int | None:
             try:

@@ -7,6 +7,8 @@ main thread say which; where ``/proc`` cannot be read the description is general
 
 from __future__ import annotations
 
+from ...transports import procfs
+
 WAITS = (  # a substring of the kernel's wait channel -> what the thread waits for
     ("nanosleep", "sleeping (time.sleep or a C sleep)"),
     ("pipe_read", "reading a pipe (e.g. input() or a child's output)"),
@@ -19,22 +21,13 @@ WAITS = (  # a substring of the kernel's wait channel -> what the thread waits f
 )
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return ""
-
-
 def describe(pid: int | None) -> str:
     """A sentence on what the main thread of ``pid`` is doing in native code."""
-    stat = _read(f"/proc/{pid}/stat") if pid else ""
-    state = stat.rsplit(")", 1)[1].split()[0] if ")" in stat else ""
+    state = procfs.state(pid)
     if state == "R":
         return "its main thread is running native code (a C extension or a builtin)"
     if state in ("S", "D"):
-        channel = _read(f"/proc/{pid}/wchan")
+        channel = procfs.read_text(f"{procfs.PROC}/{pid}/wchan").strip()
         for key, what in WAITS:
             if key in channel:
                 return f"its main thread is {what}, in native code ({channel})"

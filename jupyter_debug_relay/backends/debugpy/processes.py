@@ -14,16 +14,11 @@ import re
 
 from ...model import ProcessInfo
 from ...redact import mask_args, mask_text
+from ...transports.procfs import PROC, read_bytes, read_text
 
-PROC = "/proc"
 PYTHON_EXE = re.compile(r"^(python|pypy)[\d.]*[a-z]?$")
 LISTEN = "0A"  # the TCP state LISTEN in /proc/net/tcp
 ESTABLISHED = "01"
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
 
 
 def _sockets() -> tuple[dict[int, int], dict[int, int]]:
@@ -31,11 +26,7 @@ def _sockets() -> tuple[dict[int, int], dict[int, int]]:
     listening: dict[int, int] = {}
     connected: dict[int, int] = {}
     for table in ("tcp", "tcp6"):
-        try:
-            lines = _read(f"{PROC}/net/{table}").decode().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
+        for line in read_text(f"{PROC}/net/{table}").splitlines()[1:]:
             fields = line.split()
             if len(fields) < 10:
                 continue
@@ -99,8 +90,8 @@ def python_processes(exclude: set[int] | None = None) -> list[ProcessInfo]:
                 continue
             if not PYTHON_EXE.match(os.path.basename(os.readlink(f"{PROC}/{pid}/exe"))):
                 continue
-            argv = [a.decode(errors="replace") for a in _read(f"{PROC}/{pid}/cmdline").split(b"\0") if a]
-            maps = _read(f"{PROC}/{pid}/maps")
+            argv = [a.decode(errors="replace") for a in read_bytes(f"{PROC}/{pid}/cmdline").split(b"\0") if a]
+            maps = read_bytes(f"{PROC}/{pid}/maps")
         except OSError:
             continue  # gone meanwhile, or not ours to read
         if not argv:

@@ -13,19 +13,6 @@ import time
 from collections.abc import Awaitable, Callable
 
 BOOT_MODULE = "_jupyter_debug_relay_boot"  # _nodelay_boot.py registers itself under this name
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def process_start_ns(pid: int | None) -> int | None:
-    """When process ``pid`` started (Linux ``/proc``, to the second, rounded up), else None."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
-        with open("/proc/stat") as f:
-            boot = next(int(line.split()[1]) for line in f if line.startswith("btime "))
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
-    return int((boot + ticks / CLOCK_TICKS + 1) * 1e9)
 
 
 def loaded_expression(path: str) -> str:
