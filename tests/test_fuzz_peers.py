@@ -269,7 +269,8 @@ def ez_scenario(ez: str, bad: dict[str, Any], folder: Path) -> Callable[[Recorde
     async def scenario(events: Recorder) -> Backend:
         program = folder / f"scenario{os.getpid()}.ez"
         program.write_text(json.dumps(bad))
-        backend = EzBackend(events, str(program), ez=ez, request_timeout=WAIT)
+        # The scripted server waits for `start` (it never runs loose): no need to give it a second to show it does.
+        backend = EzBackend(events, str(program), ez=ez, request_timeout=WAIT, entry_grace=0.0)
         return await drive(events, backend, [Breakpoint(1, "line", path=str(program), line=2)], "none", inspect)
     return scenario
 

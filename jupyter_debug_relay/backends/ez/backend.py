@@ -56,9 +56,11 @@ class EzBackend(Backend):
         ez: str = "ez",
         cwd: str | None = None,
         request_timeout: float = 30.0,
+        entry_grace: float = ENTRY_GRACE,
     ) -> None:
         super().__init__(events)
         self.program = program
+        self.entry_grace = entry_grace  # a peer that shows nothing by then waits for `start`
         self.ez = ez
         self.cwd = cwd
         self.workdir = os.path.abspath(cwd) if cwd else os.getcwd()
@@ -131,7 +133,7 @@ class EzBackend(Backend):
         the entry. The lines of the stops that passed are remembered, for breakpoints set on them.
         """
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._early_seen.wait(), ENTRY_GRACE)
+            await asyncio.wait_for(self._early_seen.wait(), self.entry_grace)
         if not self._early:
             return False
         loop = asyncio.get_running_loop()
