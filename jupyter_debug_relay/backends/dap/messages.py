@@ -132,6 +132,14 @@ class PushedStack(StackTraceResponse):
 
 
 @with_config(STRICT)
+class BootWarning(TypedDict):
+    """The relay boot's ``relayBootWarning`` event: what it could not do, and the error that stopped it."""
+
+    what: str
+    error: str
+
+
+@with_config(STRICT)
 class DapScope(TypedDict):
     name: str
     variablesReference: int
@@ -272,7 +280,7 @@ class StartDebuggingArguments(TypedDict):
 EVENTS = shapes("event", {
     "stopped": StoppedEvent, "continued": ContinuedEvent, "output": OutputEvent, "thread": ThreadEvent,
     "breakpoint": BreakpointEvent, "process": ProcessEvent, "exited": ExitedEvent, "relayForked": ForkedEvent,
-    "relayStack": PushedStack,
+    "relayStack": PushedStack, "relayBootWarning": BootWarning,
 })
 RESPONSES = shapes("response", {
     "initialize": Capabilities, "threads": ThreadsResponse, "stackTrace": StackTraceResponse,

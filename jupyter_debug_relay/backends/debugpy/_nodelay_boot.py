@@ -48,6 +48,9 @@ working directory first on ``sys.path``, as a plain run does. A paused thread's 
 set while commands wait for it (``QueueEvent``), so commands posted together are answered together.
 When the relay asks (``stack_with_stops``), a stopping thread sends its top frame (``relayStack``) just
 before pydevd tells the stop: the relay shows the stop without a ``stackTrace`` round trip.
+What the boot adds but cannot (a hook whose pydevd module changed, a pending breakpoint that will not bind)
+leaves the debugger as it is, and is told to the relay (``relayBootWarning``: what, and the error), which
+logs it and says it in the session's output.
 
 An exception the program does not catch is reported as ``python program.py`` would
 report it: ``sys.excepthook`` is given its traceback from the program's own first frame
@@ -92,12 +95,13 @@ def stop_debugging() -> None:
         frame = frame.f_back
 
 
-def tell_relay(name: str, body: dict, flush: bool = False) -> None:
-    """Send the relay an event on pydevd's own connection; ``flush`` waits (up to 2 s) until it is written."""
+def tell_relay(name: str, body: dict, flush: bool = False) -> bool:
+    """Send the relay an event on pydevd's own connection; ``flush`` waits (up to 2 s) until it is written.
+    False when pydevd has no connection yet."""
     pydevd = sys.modules.get("pydevd")
     debugger = pydevd.get_global_debugger() if pydevd is not None else None
     if debugger is None or getattr(debugger, "writer", None) is None:
-        return
+        return False
     from _pydevd_bundle.pydevd_comm_constants import CMD_PROCESS_EVENT
     from _pydevd_bundle.pydevd_net_command import NetCommand
 
@@ -108,6 +112,22 @@ def tell_relay(name: str, body: dict, flush: bool = False) -> None:
         time.sleep(0.01)
     if flush:
         time.sleep(0.05)  # the last message taken off the queue is on its way
+    return True
+
+
+UNTOLD: list = []  # what the boot could not do, kept until pydevd's connection is there to tell it
+
+
+def could_not(what: str, error: BaseException) -> None:
+    """Tell the relay (``relayBootWarning``: what, error) that the boot could not do ``what``; the debugger works
+    on without it. Told at once when pydevd is connected, else once it is."""
+    UNTOLD.append({"what": what, "error": f"{type(error).__name__}: {error}"})
+    tell_untold()
+
+
+def tell_untold() -> None:
+    while UNTOLD and tell_relay("relayBootWarning", UNTOLD[0]):
+        UNTOLD.pop(0)
 
 
 def announce_child(pid: int) -> None:
@@ -279,6 +299,7 @@ def report_startup(pydevd) -> None:  # noqa: ANN001 - pydevd.py
         if STARTUP:
             tell_relay("relayStartup", dict(STARTUP))
             STARTUP.clear()
+        tell_untold()
         return configured(self)
 
     pydevd.PyDB.on_configuration_done = on_configuration_done
@@ -389,8 +410,8 @@ def watch_loads() -> None:
         if then is not None:
             try:
                 then(module)
-            except Exception:  # the debugger works on without what the boot adds
-                pass
+            except Exception as error:  # the debugger works on without what the boot adds; the relay is told
+                could_not(f"add {then.__name__} to {module.__name__}", error)
 
     def get_code(self, fullname):  # noqa: ANN001, ANN202 - importlib's own signature
         code = read(self, fullname)
@@ -398,9 +419,12 @@ def watch_loads() -> None:
         if isinstance(filename, str) and filename not in LOADED:
             try:
                 LOADED[filename] = os.stat(filename).st_mtime_ns
+            except OSError:
+                return code  # no file on disk (a loader of its own): nothing to note, no breakpoint to bind
+            try:
                 bind_pending(filename)
-            except Exception:  # the import itself must not fail for the debugger's sake
-                pass
+            except Exception as error:  # the import itself must not fail for the debugger's sake; the relay is told
+                could_not(f"bind the pending breakpoints of {filename}", error)
         return code
 
     SourceLoader.get_code = get_code

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
+import logging
 import os
 import sys
 import time
@@ -23,6 +24,8 @@ from . import interpreter, native_wait, source_changes
 from .crash_traceback import python_order
 from .slow_inspection import SlowInspection
 from .values import BYTES_TYPES, PythonValues
+
+log = logging.getLogger(__name__)
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
@@ -370,6 +373,13 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
                 message = f"the condition {condition.strip()!r} failed: {error[0].strip()}; {then}"
                 self.events.on_breakpoint(bp_id, BreakpointResult(verified=True, message=message))
                 self.events.on_output("console", f"Breakpoint {bp_id}: {message}.\n")
+
+    def _event_relayBootWarning(self, body: wire.BootWarning) -> None:
+        """The boot's word that it could not do something (add a hook, bind a pending breakpoint): said in the log
+        and in the session's output, since a feature works less well without it."""
+        log.warning("session target %s: the relay's boot could not %s (%s)", self.pid, body["what"], body["error"])
+        self.events.on_output("console", f"The debugger in the target could not {body['what']} ({body['error']}); "
+                                         "it goes on without it.\n")
 
     def _event_relaySyntaxError(self, body: dict[str, Any]) -> None:
         """The boot's word that the program ended on a SyntaxError (a module or imported file that does not compile)."""
