@@ -99,6 +99,10 @@ class SessionManager:
             log.warning("terminate of %s failed: %r", session.id, exc)
             await session.backend.close()
 
+    def forget(self, session: Session) -> None:
+        """Remove an ended ``session``: its id and name are no longer found."""
+        self.sessions.pop(session.id, None)
+
     async def close(self) -> None:
         await asyncio.gather(*(self.close_session(s) for s in self.sessions.values()), return_exceptions=True)
         if self.store is not None:

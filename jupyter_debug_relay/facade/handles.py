@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from ..backends import factory
 from ..engine.events import Event
 from ..engine.session import Session
+from ..errors import RelayError
 from ..model import Frame, OutputPage, Scope, SessionInfo, SourceText, StopInfo, Thread, Variable, VariablePage, Watch
 
 
@@ -80,10 +81,10 @@ class SessionHandle:
         return self._session.stop
 
     def info(self) -> SessionInfo:
-        """A snapshot of the session; asking for it counts as activity (the idle timeout starts again)."""
+        """A snapshot of the session; asking for it counts as activity (the idle timeout starts again). A deleted
+        session is ``session_not_found``."""
         def polled() -> SessionInfo:
-            self._session.touch()
-            return self._session.info()
+            return self._relay.manager.get(self.id).info()  # the lookup touches it
         return self._relay._run(polled)
 
     def _op(self, operation: str, /, **args: Any) -> Any:
@@ -96,17 +97,29 @@ class SessionHandle:
         """The current stop, or the next one; raises ``target_exited`` or ``timeout``."""
         return self._op("wait", timeout=timeout)["stop"]
 
+    def _run_until_stop(self, operation: str, thread_id: int | None, wait: bool, timeout: float) -> StopInfo | None:
+        """Run ``operation`` and return its stop; None when it waits for none, or when the target ran to its end
+        meanwhile (``state`` is then ``terminated`` and ``exit_code`` says how). A session that had ended before
+        the call raises ``target_exited``."""
+        ended = self.state in ("terminated", "failed")
+        try:
+            return self._op(operation, thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
+        except RelayError as exc:
+            if exc.code != "target_exited" or ended:
+                raise
+            return None
+
     def continue_(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
-        return self._op("continue", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
+        return self._run_until_stop("continue", thread_id, wait, timeout)
 
     def next(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
-        return self._op("next", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
+        return self._run_until_stop("next", thread_id, wait, timeout)
 
     def step_in(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
-        return self._op("step_in", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
+        return self._run_until_stop("step_in", thread_id, wait, timeout)
 
     def step_out(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
-        return self._op("step_out", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
+        return self._run_until_stop("step_out", thread_id, wait, timeout)
 
     def pause(self, thread_id: int | None = None, wait: bool = True, timeout: float = 10.0) -> StopInfo | None:
         return self._op("pause", thread_id=thread_id, wait=wait, timeout=timeout)["stop"]
@@ -190,6 +203,10 @@ class SessionHandle:
 
     def terminate(self) -> None:
         self._op("terminate")
+
+    def delete(self) -> None:
+        """End the session if it runs and remove it from the relay (``relay.get`` no longer finds it)."""
+        self._op("delete")
 
     def detach(self) -> None:
         self._op("detach")

@@ -309,6 +309,12 @@ class SessionWords(Words):
         self.context.run(command, handle)  # the code of a killed target means nothing to the user: it is not shown
         return Result(f"{handle.name} stopped")
 
+    def do_delete(self, command: Command) -> Result:
+        handle = self.context.session(command.session)
+        self.context.run(command, handle)
+        self.context.forget(handle)
+        return Result(f"deleted {handle.name}")
+
     def do_detach(self, command: Command) -> Result:
         handle = self.context.session(command.session)
         self.context.run(command, handle)

@@ -48,6 +48,12 @@ class Context:
         self.current, self._current = handle.id, handle
         return handle
 
+    def forget(self, handle: SessionHandle) -> None:
+        """A deleted session is no longer current (nor its selected frame kept)."""
+        self.selected.pop(handle.id, None)
+        if self.current == handle.id:
+            self.current, self._current = None, None
+
     def run(self, command: Command, handle: SessionHandle | None = None, **args: Any) -> Any:
         """Run the command's operation with its arguments (and ``args``) on ``handle``'s session."""
         given = {**command.args, **args}

@@ -169,6 +169,7 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
     Magic("consume", "Mycel", "consume", positional=("connector",)),
     Magic("timeline", "Mycel", "timeline", positional=("thread_id",)),
     Magic("stop", "End", "terminate"),
+    Magic("delete", "End", "delete"),
     Magic("detach", "End", "detach"),
     Magic("restart", "End", "restart"),
     Magic("reconnect", "End", "reconnect"),

@@ -170,6 +170,13 @@ async def _terminate(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
     return {"state": session.state, "exit_code": session.exit_code}
 
 
+async def _delete(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+    session = session_of(ctx, p.session)
+    await _terminate(ctx, p)
+    ctx.manager.forget(session)
+    return {"deleted": True}
+
+
 async def _detach(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
     session = session_of(ctx, p.session)
     await session.detach()
@@ -376,9 +383,13 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               example={"text": "yes\n"}),
     Operation("terminate", P.SessionParams, _terminate, "Stop the target and end the session.",
               ("state", "exit_code"), SESSION_ERRORS, budget=lambda p, t: 15.0,
-              when="Use it when done: it kills the target and ends the session.",
-              http=(f"DELETE {S}", f"POST {S}/terminate"),
+              when="Use it when done: it kills the target and ends the session (which stays listed, with its output).",
+              http=(f"POST {S}/terminate",),
               example={}),
+    Operation("delete", P.SessionParams, _delete, "End the session if it runs, and remove it from the relay.",
+              ("deleted",), SESSION_ERRORS, budget=lambda p, t: 15.0,
+              when="Use it to clean up a session you no longer need: afterwards its id is not found.",
+              http=(f"DELETE {S}",)),
     Operation("detach", P.SessionParams, _detach, "Leave the target running and end the session.", ("state",),
               SESSION_ERRORS, budget=lambda p, t: 10.0,
               when="Use it to leave an attached process running and stop debugging it.",
@@ -448,7 +459,7 @@ RESULT_TYPES: dict[str, Any] = {
     "breakpoint": Breakpoint, "exceptions": str, "exception_types": list[str], "stop_on_error": bool,
     "thread_end": dict[str, Any] | None, "source_changed": bool, "source_note": str, "watches": list[Watch],
     "timeout_minutes": float | None, "profiles": list[str], "profile": keeping.NamedProfile,
-    "export": keeping.SessionExport,
+    "export": keeping.SessionExport, "deleted": bool,
 }
 RESULT_TYPES.update(tools.RESULT_TYPES)
 
