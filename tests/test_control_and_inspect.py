@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import line_of
+from conftest import line_of, wait_until
 
 from jupyter_debug_relay import Relay, RelayError
 
@@ -224,9 +224,7 @@ def test_input_reaches_the_target(relay, write):
         print("hello", name)
     """)
     session = relay.launch(app)
-    deadline = time.monotonic() + 10
-    while "name? " not in session.output().text and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: "name? " in session.output().text, what="the prompt")
     session.send_input("ada\n")
     with pytest.raises(RelayError):
         session.wait_for_stop(10)
@@ -262,7 +260,6 @@ def test_events_reach_subscribers(relay, write):
     session.continue_(wait=False)
     with pytest.raises(RelayError):
         session.wait_for_stop(10)
-    time.sleep(0.2)
-    for name in ("session", "stopped", "continued", "output", "exited", "terminated"):
-        assert name in seen
+    names = ("session", "stopped", "continued", "output", "exited", "terminated")
+    wait_until(lambda: all(name in seen for name in names), what=f"the events {names}")
     assert seen.index("stopped") < seen.index("continued") < seen.index("exited")

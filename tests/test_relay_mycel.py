@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from jupyter_debug_relay import RelayError
+from tests.conftest import wait_until
 
 PEERS = Path(__file__).resolve().parent / "peers"
 EZ, EZ_PROGRAM = str(PEERS / "ez"), str(PEERS / "ez_programs" / "forever.ez")
@@ -39,13 +39,6 @@ def test_unreachable_mycel_url_is_connection_failed(relay):
     with pytest.raises(RelayError) as info:
         relay.connect_mycel("ws://127.0.0.1:9/debug")
     assert info.value.code == "connection_failed" and "127.0.0.1:9" in info.value.message
-
-
-def wait_until(check, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.01)
 
 
 def test_many_threads_paused_at_once_are_each_driven_by_their_id(relay, peer):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+from jupyter_debug_relay.transports import procfs
 from tests.server_fixtures import error, line_of, ok, write
 
 THREADS = """
@@ -132,3 +133,20 @@ def test_unicode_a_failing_repr_and_a_deep_stack_4_9(api, tmp_path):
     assert bad["type"] == "Bad" and bad["value"]  # a repr that raises still shows something
     error(api.post(f"/sessions/{sid}/evaluate", json={"expression": "repr(bad)"}), 400, "evaluation_failed")
     ok(api.delete(f"/sessions/{sid}"))
+
+
+def test_delete_removes_a_session_and_terminate_keeps_it_listed(api, tmp_path):
+    app = write(tmp_path, "app.py", "x = 1  # here\nprint(x)\n")
+    kept, gone = (ok(api.post("/sessions", json={}))["session"]["id"] for _ in range(2))
+    pids = {}
+    for sid in (kept, gone):
+        ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": 1}))
+        assert ok(api.post(f"/sessions/{sid}/launch", json={"program": app}))["state"] == "paused"
+        pids[sid] = ok(api.get(f"/sessions/{sid}"))["session"]["pid"]
+    assert ok(api.post(f"/sessions/{kept}/terminate", json={}))["state"] == "terminated"
+    assert ok(api.get(f"/sessions/{kept}"))["session"]["state"] == "terminated"  # kept, with its output
+    assert ok(api.delete(f"/sessions/{gone}")) == {"deleted": True}
+    assert procfs.state(pids[gone]) in (None, "Z")  # its target ended with it
+    error(api.get(f"/sessions/{gone}"), 404, "session_not_found")
+    error(api.delete(f"/sessions/{gone}"), 404, "session_not_found")
+    assert [s["id"] for s in ok(api.get("/sessions"))["sessions"]] == [kept]

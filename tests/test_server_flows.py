@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from jupyter_debug_relay.operations import OPERATIONS
 from jupyter_debug_relay.server.routes import ROUTES
+from tests.conftest import wait_until
 from tests.server_fixtures import line_of, live_server, write
 
 APP = """
@@ -103,6 +102,9 @@ def test_launch_in_a_new_session_and_paged_output_3_3(api, tmp_path):
     assert text.index("line 0") < text.index("line 4")
 
 
+NO_PLUGINS = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # this environment's plugins (hypothesis, xdist ...) load slowly
+
+
 def test_pytest_under_the_debugger_3_4(api, tmp_path):
     test_file = write(tmp_path, "test_math.py", """
         def divide(a, b):
@@ -115,7 +117,7 @@ def test_pytest_under_the_debugger_3_4(api, tmp_path):
     ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": test_file, "line": line_of(test_file, "# here")}))
     stop = ok(api.post(f"/sessions/{sid}/launch", json={
         "module": "pytest", "args": ["-q", "-p", "no:cacheprovider", f"{test_file}::test_divide"],
-        "cwd": str(tmp_path), "timeout": 60}))
+        "cwd": str(tmp_path), "timeout": 60, "env": NO_PLUGINS}))
     assert stop["state"] == "paused" and stop["stop"]["frame"]["name"] == "test_divide"
     end = ok(api.post(f"/sessions/{sid}/continue", json={"timeout": 60}))
     assert end["state"] == "terminated" and end["exit_code"] == 0
@@ -183,7 +185,9 @@ def test_idle_session_times_out_3_8(api, tmp_path):
     sid = ok(api.post("/sessions", json={"timeout_minutes": 0.02}))["session"]["id"]
     ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": 1}))
     assert ok(api.post(f"/sessions/{sid}/launch", json={"program": app}))["state"] == "paused"
-    time.sleep(4.0)  # idle: no call touches the session meanwhile (a status poll would keep it alive)
+    # The list of sessions touches none of them (a status poll would keep this one alive).
+    wait_until(lambda: [s["state"] for s in ok(api.get("/sessions"))["sessions"] if s["id"] == sid] == ["terminated"],
+               20, "the idle session to end", poll=0.2)
     assert ok(api.get(f"/sessions/{sid}"))["session"]["state"] == "terminated"
     assert ok(api.post(f"/sessions/{sid}/step-over", json={}))["state"] == "terminated"
 

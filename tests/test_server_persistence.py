@@ -117,7 +117,7 @@ def test_a_session_exported_then_imported_starts_again_where_it_stopped(tmp_path
             "program": app, "args": ["--api-key", "<redacted>"], "env": {"MODE": "x"}}}
         assert [b["condition"] for b in exported["breakpoints"]] == ["item == 5"]
         ok(api.delete(f"/sessions/{sid}"))
-        ok(api.delete(f"/sessions/{sid}/breakpoints/1"))
+        ok(api.delete("/breakpoints/1"))
 
         masked = api.post("/sessions/import", json=exported)
         assert masked.status_code == 400 and masked.json()["error"]["details"] == {"field": "start.args.args[1]"}

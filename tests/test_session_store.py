@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from jupyter_debug_relay import Relay
 from jupyter_debug_relay.errors import RelayError
 from jupyter_debug_relay.store.recording import Home, read_events
 from jupyter_debug_relay.store.replay import Recording
-from tests.conftest import line_of
+from tests.conftest import line_of, wait_until
 from tests.kernels import UID
 
 PROGRAM = """
@@ -48,17 +47,6 @@ def lines_as_they_come(args: list[str], home: Path, timeout: float = 60) -> tupl
             lines.append(line.rstrip("\n"))
         assert process.wait(timeout) == 0
     return lines, arrivals
-
-
-def wait_for(find, seconds: float = 10.0):
-    """Poll ``find()`` until it returns something true, at most ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = find()
-        if found:
-            return found
-        time.sleep(0.02)
-    raise AssertionError("not found in time")
 
 
 def events_of(home: Path, uid: str) -> list[dict]:
@@ -102,7 +90,7 @@ def test_a_session_leaves_its_folder_index_link_and_masked_events(home, program)
         session.next()
         time.sleep(1.0)  # this stop lasts (past 0.5 s): the store looks at it itself
         session.continue_()
-        info = wait_for(lambda: (i := json.loads((folder / "session.json").read_text()))["state"] == "running" and i)
+        info = wait_until(lambda: (i := json.loads((folder / "session.json").read_text()))["state"] == "running" and i)
         assert info["uid"] == uid and info["id"] == "s1" and info["backend"] == "debugpy"
         assert info["pid"] == os.getpid() and info["target"] == program
         assert info["capabilities"]["supportsSetVariable"] is True  # kept once here, not in every session event
@@ -138,11 +126,12 @@ def test_past_its_byte_cap_a_recording_counts_what_it_left_out(home, write):
         session = relay.launch(noisy)
         assert session.wait_for_stop(20).frame.line == 3
         uid = session.info().uid
-        with pytest.raises(RelayError, match="exited with code 0"):
-            session.continue_()
+        assert session.continue_() is None and session.exit_code == 0
     events = events_of(home, uid)
     dropped = [e["data"] for e in events if e["type"] == "dropped"]
-    assert dropped and sum(d["events"] for d in dropped) > 100 and dropped[0]["reason"] == "recording cap"
+    printed = 3000 * len("x" * 100 + " 1000\n")  # about: what the target printed, past the cap of 20,000
+    assert dropped and sum(d["bytes"] for d in dropped) > printed - 3 * 20_000, dropped
+    assert dropped[0]["reason"] == "recording cap"
     assert [e["type"] for e in events if e["type"] in ("stopped", "terminated")] == ["stopped", "terminated"]
     assert (home / "sessions" / uid / "events.jsonl").stat().st_size < 2 * 20_000
 
@@ -153,7 +142,7 @@ def test_commands_from_outside_are_answered_and_garbage_touches_nothing(home, pa
     with open(commands, "a") as f:
         f.write('not json\n[1, 2]\n{"id": "x", "type": "rm_rf"}\n{"id": "y", "type": "next", "args": 3}\n')
         f.write('{"id": "z", "type": "next", "args": {"timeout": "soon"}}\n')
-    errors = wait_for(lambda: [e for e in events_of(home, uid) if e["type"] in ("error", "command_response")]
+    errors = wait_until(lambda: [e for e in events_of(home, uid) if e["type"] in ("error", "command_response")]
                       if len([e for e in events_of(home, uid) if e["type"] in ("error", "command_response")]) >= 5
                       else None)
     assert [e["type"] for e in errors] == ["error"] * 4 + ["command_response"]
@@ -163,18 +152,14 @@ def test_commands_from_outside_are_answered_and_garbage_touches_nothing(home, pa
     assert bad["command_id"] == "z" and not bad["ok"] and bad["error"]["code"] == "invalid_request"
     assert session.state == "paused" and session.stop.frame.line == line  # nothing moved
 
-    latencies = []
     for n in range(10):
         offset = (home / "sessions" / uid / "events.jsonl").stat().st_size
-        started = time.perf_counter()
         with open(commands, "a") as f:
             f.write(json.dumps({"id": f"s{n}", "type": "status", "args": {}}) + "\n")
-        answer = wait_for(lambda n=n, offset=offset: [
+        answer = wait_until(lambda n=n, offset=offset: [
             e for e in read_events(home / "sessions" / uid / "events.jsonl", offset)[0]
             if e["type"] == "command_response" and e["data"]["command_id"] == f"s{n}"])
-        latencies.append(time.perf_counter() - started)
         assert answer[0]["data"]["result"]["session"]["stop"]["frame"]["line"] == line
-    assert statistics.median(latencies) < 0.1, latencies
     session.terminate()
 
 
@@ -193,8 +178,7 @@ def test_the_cli_follows_attaches_to_and_replays_a_session(home, program, paused
         assert "0  (int)" in out and any(o.startswith("error: invalid_request: 'bogus'") for o in out)
         assert session.stop.frame.line == line - 2
         session.continue_(), session.continue_(), session.continue_()
-        with pytest.raises(RelayError, match="exited with code 0"):
-            session.continue_()
+        assert session.continue_() is None and session.exit_code == 0
         printed, _ = watch.communicate(timeout=30)
     finally:
         watch.kill()
