@@ -24,13 +24,17 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) notebooks/01-quickstart.ipynb
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist), a test file per worker at a time (module fixtures are
+# shared within a file); most tests wait on a debuggee or a kernel, so a worker more than the cores keeps them busy.
+TEST_WORKERS ?= 3
+
 test: $(STAMP)
 	bash .ci/system-deps
 	$(BIN)/ruff check .
 	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema --check docs/comm-protocol.md
 	$(BIN)/python -m jupyter_debug_relay.server.openapi --check docs/http-api.md
 	$(BIN)/mkdocs build --strict --quiet
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
 	$(BIN)/python -m pytest -q --nbval notebooks/ --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider --nbval-cell-timeout=120
 
 docs: $(STAMP)
