@@ -41,6 +41,7 @@ docs: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema docs/comm-protocol.md
 	$(BIN)/python -m jupyter_debug_relay.server.openapi docs/http-api.md
 	$(BIN)/python -m jupyter_debug_relay.cli.demo docs/index.md
+	$(BIN)/python bench/figures.py README.md docs/performance.md
 	$(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)

@@ -1,0 +1,133 @@
+"""The figures of the README and of docs/performance.md, written from the last ``make bench`` (``bench/results.json``).
+
+    python bench/figures.py README.md docs/performance.md           # rewrite their generated blocks
+    python bench/figures.py --check README.md docs/performance.md   # exit 1 when a block differs
+
+A page holds a block between ``<!-- generated: figures ... -->`` and ``<!-- end: figures -->``; what goes in it
+depends on the page (``BLOCKS``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Callable
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results.json")
+BLOCK = re.compile(r"(<!-- generated: figures [^\n]*-->\n)(.*?)(<!-- end: figures -->)", re.S)
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def _ratio(anchor: float | None, relay: float | None) -> str:
+    return f"{anchor / relay:.0f}×" if anchor and relay else "–"
+
+
+def _source(results: dict[str, Any]) -> str:
+    machine = results["core"]["machine"]
+    return (f"Measured by `make bench` on {machine['date']} (interpreter {machine['python']}, {machine['cpus']} cores, "
+            "shared with other work: each bench runs at its own moment, so compare a figure with the others of its "
+            "run); `make docs` writes these figures from `bench/results.json`.")
+
+
+def readme(results: dict[str, Any]) -> str:
+    """A step through each front end, beside the anchors of the same run; the launch."""
+    core, kernel, server = results["core"], results["kernel"], results["server"]
+    anchors = core["anchors"]
+    rows = [
+        ("a step from Python (`session.next()`)", core["step_ms"]),
+        ("a step over the comm (a frontend's request)", kernel["comm_ms"]),
+        ("a step as a cell (`%debug_session next`)", kernel["magic_ms"]),
+        ("a step over HTTP (`POST …/step-over`)", server["http step-over (http.client)"]),
+        ("launch to the first stop", core["launch_ms"]),
+    ]
+    lines = ["| median, ms | relay | n |", "|---|---:|---:|"]
+    lines += [f"| {name} | {_ms(figure['median'])} | {figure['n']:,} |" for name, figure in rows]
+    same_run = [(f"a raw DAP client straight to debugpy, {label.split(', ')[1]}", anchor.get("step_ms"),
+                 "`session.next()`", core["step_ms"]["median"]) for label, anchor in anchors.items()]
+    if kernel.get("anchor"):
+        same_run.append(("JupyterLab's debugger (ipykernel's debug protocol)", kernel["anchor"]["step_ms"],
+                         "the comm's step", kernel["comm_ms"]["median"]))
+    lines += ["", "| a step, median, ms | | the relay in the same run | | |", "|---|---:|---|---:|---:|"]
+    lines += [f"| {name} | {_ms(value)} | {what} | {_ms(relay)} | {_ratio(value, relay)} faster |"
+              for name, value, what, relay in same_run]
+    return "\n".join(lines) + "\n\n" + _source(results) + "\n"
+
+
+CORE_ROWS = (  # title, the core bench's key, the goal (ms), the anchors' key
+    ("launch to first stop", "launch_ms", 250, "first_stop_ms"), ("step (next → stopped)", "step_ms", 3, "step_ms"),
+    ("stack+scopes+variables", "inspect_ms", 5, "inspect_ms"), ("evaluate", "evaluate_ms", 2, "evaluate_ms"),
+    ("restart to first stop", "restart_ms", 250, None), ("1M-element list, first 100", "big_page_ms", 50, None),
+)
+
+
+def performance(results: dict[str, Any]) -> str:
+    """The core measures with their goals and both anchors, with sample counts."""
+    core = results["core"]
+    anchors = core["anchors"]
+    labels = list(anchors)
+    head = "| measure, median ms | n | relay | goal | " + " | ".join(f"{label} | ratio" for label in labels) + " |"
+    lines = [head, "|---|---:|---:|---:|" + "---:|---:|" * len(labels)]
+    for name, key, goal, anchor_key in CORE_ROWS:
+        figure = core[key]
+        cells = [name, f"{figure['n']:,}", _ms(figure["median"]), str(goal)]
+        for label in labels:
+            value = anchors[label].get(anchor_key) if anchor_key else None
+            cells += [_ms(value), _ratio(value, figure["median"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    for count in (20, 50):
+        figure = core[f"step_{count}_paced_ms"]
+        lines.append(f"| step p99, {count} sessions at an agent's pace | {figure['n']:,} | {_ms(figure['p99'])} | 30 |"
+                     + " – | – |" * len(labels))
+    runs = ", ".join(f"{label}: {len(anchor['runs'])} runs" for label, anchor in anchors.items())
+    return "\n".join(lines) + f"\n\n{_source(results)} Anchors: {runs}.\n"
+
+
+BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "performance.md": performance}
+
+
+def render(page: str, text: str, results: dict[str, Any]) -> str:
+    """``text`` (the page named ``page``) with its generated block written from ``results``."""
+    if not BLOCK.search(text):
+        raise ValueError(f"{page} has no generated figures block (<!-- generated: figures ... --> ... "
+                         "<!-- end: figures -->)")
+    figures = BLOCKS[os.path.basename(page)](results)
+    return BLOCK.sub(lambda m: m.group(1) + figures + m.group(3), text, count=1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pages", nargs="+")
+    parser.add_argument("--check", action="store_true", help="only say whether the pages are up to date")
+    parser.add_argument("--results", default=RESULTS)
+    options = parser.parse_args(argv)
+    with open(options.results) as f:
+        results = json.load(f)
+    stale = []
+    for page in options.pages:
+        with open(page) as f:
+            text = f.read()
+        new = render(page, text, results)
+        if new != text:
+            stale.append(page)
+            if not options.check:
+                with open(page, "w") as f:
+                    f.write(new)
+    if options.check and stale:
+        print(f"figures differ from {os.path.relpath(options.results)} in: {', '.join(stale)} "
+              "(run `make docs`)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
