@@ -100,7 +100,7 @@ def register(verbs: Any) -> None:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", default="current", metavar="SESSION",
-                        help="a session's unique id, a unique prefix of one, or current (the default)")
+                        help="a session's name, unique id, a unique prefix of one, or current (the default)")
     parser.add_argument("--json", action="store_true", help="print the response as JSON")
 
 
