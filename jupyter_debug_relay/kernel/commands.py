@@ -12,11 +12,11 @@ from typing import Any
 from ..errors import RelayError
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
-from ..model import StopInfo, Variable
+from ..model import Breakpoint, StopInfo, Variable
 from ..operations import OPERATIONS, parse
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..source.lines import file_line
-from ..text import short_path, stop_with_line
+from ..text import breakpoint_text, short_path, stop_with_line
 from .editing import EditingCommands
 from .grammar import Command, parse_session_line, usage
 from .help import HELP, word_help
@@ -112,8 +112,16 @@ class Commands(MycelCommands, EditingCommands, WatchCommands, KeepingCommands, S
             given["session"] = handle.id
         return self.relay.operations.call(command.magic.operation, given)
 
-    def _start(self, command: Command, **args: Any) -> SessionHandle:
-        return self._adopt(self.relay.get(self._run(command, **args)["session"].id))
+    def _start(self, command: Command, **args: Any) -> tuple[SessionHandle, list[Breakpoint]]:
+        """The started session and the breakpoints it could not bind."""
+        out = self._run(command, **args)
+        return self._adopt(self.relay.get(out["session"].id)), out["unverified"]
+
+    @staticmethod
+    def _told(result: StopResult, unverified: list[Breakpoint]) -> StopResult:
+        """``result`` of a start with a line for each breakpoint it could not bind, and why."""
+        result.text += "".join(f"\n  {breakpoint_text(bp)}" for bp in unverified)
+        return result
 
     def _prefix(self, handle: SessionHandle) -> str:
         live = [h for h in self.relay.sessions if h.state not in ("terminated", "failed")]
@@ -181,7 +189,8 @@ class Commands(MycelCommands, EditingCommands, WatchCommands, KeepingCommands, S
     # -- starting ---------------------------------------------------------------------------
 
     def do_launch(self, command: Command) -> StopResult:
-        return self._started(self._start(command), command)
+        handle, unverified = self._start(command)
+        return self._told(self._started(handle, command), unverified)
 
     def _started(self, handle: SessionHandle, command: Command) -> StopResult:
         prefix = f"{handle.name}: "
@@ -192,18 +201,19 @@ class Commands(MycelCommands, EditingCommands, WatchCommands, KeepingCommands, S
     def do_attach(self, command: Command) -> Result:
         if command.extras.get("list"):
             return ProcessesResult(self.relay.operations.call("processes")["processes"])
-        handle = self._start(command)
-        return self._stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
+        handle, unverified = self._start(command)
+        return self._told(self._stop_result(handle, handle.stop, prefix=f"{handle.name}: "), unverified)
 
     def do_connect(self, command: Command) -> StopResult:
         kind, target = command.args.get("kind"), command.extras.get("target")
         if kind in ("mycel", "ez") and not target:
             what = "URL" if kind == "mycel" else "PROGRAM"
             raise RelayError("invalid_request", f"connect {kind} needs a {what}.", "See `%debug_session help`.")
-        handle = self._start(command, **({} if target is None else {"url" if kind == "mycel" else "program": target}))
+        given = {} if target is None else {"url" if kind == "mycel" else "program": target}
+        handle, unverified = self._start(command, **given)
         if kind == "dap" and "attach" not in command.args:
-            return self._started(handle, command)
-        return self._stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
+            return self._told(self._started(handle, command), unverified)
+        return self._told(self._stop_result(handle, handle.stop, prefix=f"{handle.name}: "), unverified)
 
     # -- sessions ---------------------------------------------------------------------------
 
