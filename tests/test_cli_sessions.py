@@ -74,3 +74,17 @@ def test_watch_and_replay_take_the_name_that_sessions_shows(home):
     assert Home(home).resolve("s1")["uid"].startswith("20260101-002000")
     missing = cli(home, "watch", "nobody")
     assert missing.returncode == 2 and "No session matches 'nobody'" in missing.stderr
+
+
+def test_the_bp_table_keeps_ids_under_id_and_says_removed_as_a_status():
+    from jupyter_debug_relay.cli.operations import show
+    from jupyter_debug_relay.cli.render import Printer
+
+    lines: list[str] = []
+    printer = Printer()
+    printer.text = lambda text, style=None: lines.append(text)  # what a pipe would get
+    bp = {"id": 4, "path": "/w/app.py", "line": 7, "condition": None, "verified": True, "status": "verified"}
+    show(printer, "remove_breakpoint", {"breakpoint": bp})
+    header, row = lines
+    assert row.split()[0] == "4" and row.split()[-1] == "removed"
+    assert header.index("status") == row.index("removed")

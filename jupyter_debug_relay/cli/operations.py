@@ -213,11 +213,11 @@ def show(printer: Printer, operation: str, result: Any) -> None:
                                                   for v in result["items"]], "no variables")
     elif operation in ("breakpoints", "add_breakpoint", "remove_breakpoint"):
         bps = result.get("breakpoints") or [result["breakpoint"]]
-        prefix = "removed " if operation == "remove_breakpoint" else ""
         printer.table(("id", "place", "condition", "status"), [
-            (f"{prefix}{b['id']}", f"{short_path(b.get('path') or '')}:{b.get('line')}" if b.get("path")
+            (b["id"], f"{short_path(b.get('path') or '')}:{b.get('line')}" if b.get("path")
              else b.get("name") or b.get("kind"), b.get("condition") or "",
-             "verified" if b.get("verified") else "pending") for b in bps], "no breakpoints")
+             "removed" if operation == "remove_breakpoint" else b.get("status") or "pending") for b in bps],
+            "no breakpoints")
     else:
         printer.data(result)
 
