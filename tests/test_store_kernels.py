@@ -72,7 +72,8 @@ def test_two_kernels_record_apart_and_the_cli_drives_one_of_them(two_kernels, tm
     stopped = cli("continue", "--session", uid_a, home=home).stdout
     assert stopped == f"paused: breakpoint in compute() at {app}:{loop}\n"
     assert a.magic("%dbg eval i").text == "2"
-    assert cli("bp", "rm", "1", "--session", uid_a, home=home).stdout.splitlines()[1].startswith("removed 1 ")
+    removed = cli("bp", "rm", "1", "--session", uid_a, home=home).stdout.splitlines()[1].split()
+    assert removed[0] == "1" and removed[-1] == "removed"
     assert a.magic("%bp list").text.startswith("no breakpoints")
     stack = json.loads(cli("inspect", "stack", "--json", "--session", uid_a, home=home).stdout)
     assert [f["name"] for f in stack["stack"]["frames"]] == ["compute", "<module>"]

@@ -4,6 +4,8 @@ and over the session store: sessions, watch, replay, attach and the operations (
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 from ..errors import RelayError
@@ -33,6 +35,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command; a reader that stops early (``sessions | head``) ends it quietly, as other tools do."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # Python flushes stdout again at exit; point it at nothing so that flush cannot fail as well.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+def _main(argv: list[str] | None) -> int:
     options = build_parser().parse_args(argv)
     if hasattr(options, "run"):
         try:
@@ -79,6 +91,9 @@ def _serve(options: argparse.Namespace) -> int:
     """Run the relay server (or MCP on stdio) until shutdown; the relay's targets are reaped at the end."""
     from ..facade.relay import Relay
 
+    # SIGTERM ends the process through SystemExit, as Ctrl-C does through KeyboardInterrupt, so that the token
+    # file is removed and the targets are reaped (uvicorn raises the signal again once it has stopped serving).
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     with Relay() as relay:
         if options.verb == "mcp" and not options.http:
             import anyio
@@ -97,9 +112,18 @@ def _serve(options: argparse.Namespace) -> int:
         except RelayError as exc:
             print(f"error: {exc.code}: {exc.message}\nhint: {exc.hint}", file=sys.stderr)
             return 2
-        print(server.url + ("/mcp" if options.verb == "mcp" else ""), flush=True)
-        if server.token_file:
-            print(f"token written to {server.token_file}", file=sys.stderr, flush=True)
-        server.run()
+        try:
+            print(server.url + ("/mcp" if options.verb == "mcp" else ""), flush=True)
+            if server.token_file:
+                print(f"token written to {server.token_file}", file=sys.stderr, flush=True)
+            server.run()
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            server.close()
     return 0
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 

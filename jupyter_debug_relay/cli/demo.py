@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from jupyter_client.manager import start_new_kernel
 
+from ..errors import RelayError
 from ..examples import sales_report
 
 BUGGY_LINE = "totals[name] = amount"
@@ -70,14 +73,26 @@ def execute(client, code: str) -> str:
 
 def run(say: Callable[[str], None] = print) -> int:
     """Run the demo in a fresh kernel; returns the target's exit code."""
-    manager, client = start_new_kernel(kernel_name="python3", cwd=os.path.dirname(example_path()),
-                                       startup_timeout=TIMEOUT, stderr=subprocess.DEVNULL)
+    # A copy in a folder of its own: installed, the example lies in site-packages, whose files debugpy's
+    # just-my-code filter leaves out, so a breakpoint there would never bind.
+    with tempfile.TemporaryDirectory(prefix="debug-relay-demo-") as folder:
+        shutil.copy(example_path(), folder)
+        return _run_in(folder, say)
+
+
+def _run_in(folder: str, say: Callable[[str], None]) -> int:
+    manager, client = start_new_kernel(kernel_name="python3", cwd=folder, startup_timeout=TIMEOUT,
+                                       stderr=subprocess.DEVNULL)
     try:
         for number, (code, why) in enumerate(cells(), 1):
             say(f"In [{number}]: {code}      # {why}")
             text = execute(client, code)
             if text:
                 say("\n".join(f"         {line}" for line in text.splitlines()))
+            failed = next((line for line in text.splitlines() if line.startswith("error ")), None)
+            if failed:
+                raise RelayError("demo_failed", f"The demo stopped at In [{number}]: {failed}",
+                                 "The cells above show where the debugging went wrong.")
         say("Fix: totals[name] = totals.get(name, 0) + amount")
         return int(execute(client, "_jdr = get_ipython().run_line_magic('debug_session', 'status');"
                                    " print(_jdr.info.exit_code)").strip().splitlines()[-1])

@@ -100,7 +100,7 @@ def register(verbs: Any) -> None:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", default="current", metavar="SESSION",
-                        help="a session's unique id, a unique prefix of one, or current (the default)")
+                        help="a session's name, unique id, a unique prefix of one, or current (the default)")
     parser.add_argument("--json", action="store_true", help="print the response as JSON")
 
 
@@ -213,11 +213,11 @@ def show(printer: Printer, operation: str, result: Any) -> None:
                                                   for v in result["items"]], "no variables")
     elif operation in ("breakpoints", "add_breakpoint", "remove_breakpoint"):
         bps = result.get("breakpoints") or [result["breakpoint"]]
-        prefix = "removed " if operation == "remove_breakpoint" else ""
         printer.table(("id", "place", "condition", "status"), [
-            (f"{prefix}{b['id']}", f"{short_path(b.get('path') or '')}:{b.get('line')}" if b.get("path")
+            (b["id"], f"{short_path(b.get('path') or '')}:{b.get('line')}" if b.get("path")
              else b.get("name") or b.get("kind"), b.get("condition") or "",
-             "verified" if b.get("verified") else "pending") for b in bps], "no breakpoints")
+             "removed" if operation == "remove_breakpoint" else b.get("status") or "pending") for b in bps],
+            "no breakpoints")
     else:
         printer.data(result)
 

@@ -18,15 +18,20 @@ from . import operations
 from .render import Printer
 
 _SPEED = re.compile(r"^(\d+(?:\.\d+)?)x?$")
+_SESSION = "a session's name, unique id, a unique prefix of one, or current (the default)"
 
 
 def register(verbs: Any) -> None:
     """Add ``sessions``, ``watch``, ``replay`` and ``attach`` to the CLI's subparsers."""
-    sessions = verbs.add_parser("sessions", help="list the recorded sessions, live ones first")
+    sessions = verbs.add_parser("sessions", help="list the most recent recorded sessions, live ones first")
     sessions.add_argument("--json", action="store_true", help="print them as JSON")
+    sessions.add_argument("--limit", type=int, default=20, metavar="N",
+                          help="at most the N most recent (default 20; 0 for all)")
+    sessions.add_argument("--live", action="store_true", help="only sessions whose kernel is still running")
+    sessions.add_argument("--name", help="only sessions of this name (e.g. s1)")
     sessions.set_defaults(run=_sessions)
     watch = verbs.add_parser("watch", help="print a session's events as they are recorded, until it ends")
-    watch.add_argument("session", nargs="?", default="current", metavar="SESSION")
+    watch.add_argument("session", nargs="?", default="current", metavar="SESSION", help=_SESSION)
     _filters(watch)
     watch.add_argument("--new", action="store_true", help="only events recorded from now on")
     watch.set_defaults(run=_watch)
@@ -38,7 +43,7 @@ def register(verbs: Any) -> None:
     _filters(replay)
     replay.set_defaults(run=_replay)
     attach = verbs.add_parser("attach", help="watch a live session and send it commands at a prompt")
-    attach.add_argument("session", nargs="?", default="current", metavar="SESSION")
+    attach.add_argument("session", nargs="?", default="current", metavar="SESSION", help=_SESSION)
     attach.set_defaults(run=_attach)
 
 
@@ -62,8 +67,16 @@ def _kept(events: Iterable[dict[str, Any]], types: set[str] | None) -> list[dict
 
 # -- sessions ----------------------------------------------------------------------------------------
 
+def chosen(entries: list[dict[str, Any]], limit: int = 20, live: bool = False,
+           name: str | None = None) -> list[dict[str, Any]]:
+    """The sessions ``sessions`` lists (oldest first given): the ``limit`` most recent kept, live ones first."""
+    kept = [e for e in entries if (not live or e["live"]) and (name is None or e.get("name") == name)]
+    recent = kept[-limit:] if limit > 0 else kept
+    return sorted(reversed(recent), key=lambda e: not e["live"])
+
+
 def _sessions(options: argparse.Namespace) -> int:
-    entries = sorted(Home().sessions(), key=lambda e: not e["live"])
+    entries = chosen(Home().sessions(), options.limit, options.live, options.name)
     printer = Printer(options.json)
     if options.json:
         printer.data({"sessions": entries})

@@ -12,10 +12,10 @@ from typing import Any
 from ..errors import RelayError
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
-from ..model import Variable
+from ..model import Breakpoint, Variable
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..source.lines import file_line
-from ..text import short_path, stop_with_line
+from ..text import breakpoint_text, short_path, stop_with_line
 from .context import Context, Words
 from .editing import EditingWords
 from .grammar import Command, parse_session_line, usage
@@ -99,7 +99,8 @@ class SessionWords(Words):
     """Starting, running, looking at and ending sessions."""
 
     def do_launch(self, command: Command) -> StopResult:
-        return self._started(self.context.start(command), command)
+        handle, unverified = self.context.start(command)
+        return _told(self._started(handle, command), unverified)
 
     def _started(self, handle: SessionHandle, command: Command) -> StopResult:
         prefix = f"{handle.name}: "
@@ -110,8 +111,8 @@ class SessionWords(Words):
     def do_attach(self, command: Command) -> Result:
         if command.extras.get("list"):
             return ProcessesResult(self.relay.operations.call("processes")["processes"])
-        handle = self.context.start(command)
-        return self.context.stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
+        handle, unverified = self.context.start(command)
+        return _told(self.context.stop_result(handle, handle.stop, prefix=f"{handle.name}: "), unverified)
 
     def do_connect(self, command: Command) -> StopResult:
         kind, target = command.args.get("kind"), command.extras.get("target")
@@ -119,10 +120,10 @@ class SessionWords(Words):
             what = "URL" if kind == "mycel" else "PROGRAM"
             raise RelayError("invalid_request", f"connect {kind} needs a {what}.", "See `%debug_session help`.")
         where = {} if target is None else {"url" if kind == "mycel" else "program": target}
-        handle = self.context.start(command, **where)
+        handle, unverified = self.context.start(command, **where)
         if kind == "dap" and "attach" not in command.args:
-            return self._started(handle, command)
-        return self.context.stop_result(handle, handle.stop, prefix=f"{handle.name}: ")
+            return _told(self._started(handle, command), unverified)
+        return _told(self.context.stop_result(handle, handle.stop, prefix=f"{handle.name}: "), unverified)
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -396,3 +397,8 @@ def _pick_scope(scopes: list, name: str | None):
     raise RelayError("invalid_request", f"There is no scope {name!r}.",
                      "Scopes here: " + ", ".join(s.name for s in scopes) + ".")
 
+
+def _told(result: StopResult, unverified: list[Breakpoint]) -> StopResult:
+    """``result`` of a start with a line for each breakpoint it could not bind, and why."""
+    result.text += "".join(f"\n  {breakpoint_text(bp)}" for bp in unverified)
+    return result

@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import RelayError
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
-from ..model import StopInfo
+from ..model import Breakpoint, StopInfo
 from ..operations import OPERATIONS, parse
 from .grammar import Command
 from .results import StopResult
@@ -61,9 +61,10 @@ class Context:
             given["session"] = handle.id
         return self.relay.operations.call(command.magic.operation, given)
 
-    def start(self, command: Command, **args: Any) -> SessionHandle:
-        """Run a command that starts a session; the session, now current."""
-        return self.adopt(self.relay.get(self.run(command, **args)["session"].id))
+    def start(self, command: Command, **args: Any) -> tuple[SessionHandle, list[Breakpoint]]:
+        """Run a command that starts a session: the session, now current, and the breakpoints it could not bind."""
+        out = self.run(command, **args)
+        return self.adopt(self.relay.get(out["session"].id)), out["unverified"]
 
     def frame_id(self, handle: SessionHandle) -> int | None:
         """The frame selected with ``frame N`` at the session's present stop (None: the top one)."""

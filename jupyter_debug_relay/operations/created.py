@@ -104,6 +104,7 @@ class _Into:
     async def start(self, make: Any, name: str | None, exceptions: str | None = None) -> Session:
         session = self._session
         session.factory, session.backend, session.exceptions = make, make(session), exceptions
+        session.error = session.stop = None  # from a start that failed before
         if name:
             session.name = name
         await session.start()
@@ -121,10 +122,11 @@ def _into(op: Operation) -> Operation:
             out = await op.run(ctx, inner)
         else:
             session = ctx.manager.get(p.session)
-            if session.state != "created":
+            if session.state not in ("created", "failed"):  # failed: its start failed, so it has no target
                 raise RelayError("invalid_request", f"Session {session.name} is {session.state}; {op.name} can only "
-                                 "start a target in a session that has none yet.",
-                                 f"Leave out session to {op.name} in a new one.", {"field": "session"})
+                                 "start a target in a session that has none yet, or whose start failed.",
+                                 f"Make a new session (create) to {op.name} in, or leave out session.",
+                                 {"field": "session"})
             out = await op.run(_Into(ctx, session), inner)
         ctx.manager.get(out["session"].id).started_with = {  # what export writes
             "operation": op.name, "args": inner.model_dump(exclude_defaults=True, exclude={"name"})}

@@ -47,7 +47,9 @@ async def _status(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
 
 async def _start(ctx: Context, make: Any, name: str | None, exceptions: str | None = None) -> dict[str, Any]:
     session = await ctx.manager.start(make, name, exceptions)
-    return {"session": session.info()}
+    unbound = [bp for bp in session.manager.breakpoints.list(session.id)
+               if bp.enabled and bp.status in ("unverified", "refused")]
+    return {"session": session.info(), "unverified": unbound}  # a breakpoint that will not stop, and why
 
 
 async def _launch(ctx: Context, p: P.LaunchParams) -> dict[str, Any]:
@@ -293,18 +295,18 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               when="Use it to poll a running session or to see where a paused one stopped.",
               http=(f"GET {S}",)),
     Operation("launch", P.LaunchParams, _launch, "Start a Python script or module under the debugger.",
-              ("session",), _START_ERRORS, budget=lambda p, t: 60.0,
+              ("session", "unverified"), _START_ERRORS, budget=lambda p, t: 60.0,
               when="Use it first: set breakpoints, then launch; it waits for the first stop or the end.",
               http=(f"POST {S}/launch",),
               example={"program": "train.py", "args": ["--epochs", "10"], "env": {"CUDA_VISIBLE_DEVICES": "0"},
                        "timeout": 10}),
     Operation("attach", P.AttachParams, _attach, "Attach to a running Python process by port or pid.",
-              ("session",), _START_ERRORS, budget=lambda p, t: 60.0,
+              ("session", "unverified"), _START_ERRORS, budget=lambda p, t: 60.0,
               when="Use it for a process already running under `python -m debugpy --listen PORT`, or by pid.",
               http=(f"POST {S}/attach",),
               example={"port": 5678, "timeout": 10}),
     Operation("connect", P.ConnectParams, _connect, "Connect to a Mycel service, an EZ program or a DAP adapter.",
-              ("session",), _START_ERRORS, budget=lambda p, t: 60.0,
+              ("session", "unverified"), _START_ERRORS, budget=lambda p, t: 60.0,
               when="Use it for a Mycel service (kind mycel), an EZ program (kind ez) or another DAP adapter (kind "
                    "dap).",
               http=(f"POST {S}/connect",),
@@ -459,7 +461,7 @@ RESULT_TYPES: dict[str, Any] = {
     "breakpoint": Breakpoint, "exceptions": str, "exception_types": list[str], "stop_on_error": bool,
     "thread_end": dict[str, Any] | None, "source_changed": bool, "source_note": str, "watches": list[Watch],
     "timeout_minutes": float | None, "profiles": list[str], "profile": keeping.NamedProfile,
-    "export": keeping.SessionExport, "deleted": bool,
+    "export": keeping.SessionExport, "deleted": bool, "unverified": list[Breakpoint],
 }
 RESULT_TYPES.update(tools.RESULT_TYPES)
 

@@ -107,7 +107,7 @@ class RelayServer:
         try:
             self._server.run(sockets=[self._sock])
         finally:
-            self._cleanup()
+            self.close()
 
     def start(self) -> RelayServer:
         """Serve on the relay's own loop (a request reaches the operations with no thread hop); returns once it
@@ -127,9 +127,10 @@ class RelayServer:
             with contextlib.suppress(Exception):
                 self._serving.result(timeout)
             self._serving = None
-        self._cleanup()
+        self.close()
 
-    def _cleanup(self) -> None:
+    def close(self) -> None:
+        """Let go of the socket, the persisted state and the token file (again: nothing)."""
         self.api.persistence.close()
         self._sock.close()
         if self.token_file:

@@ -55,6 +55,12 @@ def settled(entry: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
+def _by_name(sessions: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """The sessions called ``name`` that ``resolve`` may pick from: the live ones, or else the latest one."""
+    named = [e for e in sessions if e.get("name") == name]
+    return [e for e in named if e["live"]] or named[-1:]
+
+
 def read_events(path: Path, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """The whole lines of ``path`` from byte ``offset`` as events (a line that is not JSON is skipped) and the
     offset after the last whole line."""
@@ -152,7 +158,10 @@ class Home:
     # -- finding one ------------------------------------------------------------------------
 
     def resolve(self, key: str | None) -> dict[str, Any]:
-        """The session named by ``key``: a uid, a unique prefix of one, or ``current`` (the default)."""
+        """The session named by ``key``: a uid, a unique prefix of one, a name, or ``current`` (the default).
+
+        A name is the live session of that name, or else the latest one; names repeat across kernels and days.
+        """
         sessions = self.sessions()
         if key in (None, "", CURRENT):
             link = self.root / CURRENT
@@ -163,11 +172,12 @@ class Home:
                                  "Start one in a kernel (%debug_session launch ...) or name one from "
                                  "`jupyter-debug-relay sessions`.")
             return found[0]
-        found = [e for e in sessions if e["uid"] == key] or [e for e in sessions if e["uid"].startswith(key)]
+        found = ([e for e in sessions if e["uid"] == key] or [e for e in sessions if e["uid"].startswith(key)]
+                 or _by_name(sessions, key))
         if len(found) != 1:
             what = "No session matches" if not found else f"{len(found)} sessions match"
             raise RelayError("session_not_found", f"{what} {key!r} in {self.root}.",
-                             "Give a unique id or prefix from `jupyter-debug-relay sessions`, or `current`.")
+                             "Give a name, a unique id or prefix from `jupyter-debug-relay sessions`, or `current`.")
         return found[0]
 
     def events_file(self, key: str) -> Path:

@@ -1,0 +1,90 @@
+"""The ``sessions`` listing and sessions named by name, as a user with many recordings meets them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jupyter_debug_relay.store.recording import Home
+
+
+def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "JUPYTER_DEBUG_RELAY_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "jupyter_debug_relay.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=60)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """30 ended sessions (s1 and s2 in turn, a minute apart) and a live ``s1`` owned by this process."""
+    store = Home(tmp_path / "home")
+    store.root.mkdir()
+    for n in range(31):
+        uid = f"20260101-00{n:02d}00-{n:04x}"
+        live = n == 20
+        store.folder(uid).mkdir(parents=True)
+        event = {"seq": 1, "ts": 1.0 + n, "type": "output", "session": "s1", "data": {"text": f"from {uid}\n"}}
+        (store.folder(uid) / "events.jsonl").write_text(json.dumps(event) + "\n")
+        store.record({"uid": uid, "id": f"s{n % 2 + 1}", "name": "s1" if live else f"s{n % 2 + 1}",
+                      "backend": "debugpy", "state": "paused" if live else "terminated",
+                      "pid": os.getpid() if live else 0, "start": 1_767_225_600.0 + 60 * n, "target": "app.py"})
+    return store.root
+
+
+def rows(out: str) -> list[str]:
+    return [line for line in out.splitlines()[1:] if line.strip()]
+
+
+def test_sessions_lists_the_20_most_recent_live_first_and_filters(home):
+    listed = rows(cli(home, "sessions").stdout)
+    assert len(listed) == 20
+    assert "live" in listed[0] and "20260101-002000" in listed[0]
+    assert "20260101-003000" in listed[1]  # then the newest first
+    assert not any("20260101-000900" in line for line in listed)  # the oldest are left out
+    assert len(rows(cli(home, "sessions", "--limit", "0").stdout)) == 31
+    live = rows(cli(home, "sessions", "--live").stdout)
+    assert len(live) == 1 and "20260101-002000" in live[0]
+    named = json.loads(cli(home, "sessions", "--json", "--name", "s2", "--limit", "3").stdout)["sessions"]
+    assert [e["uid"][:15] for e in named] == ["20260101-002900", "20260101-002700", "20260101-002500"]
+
+
+def test_sessions_into_a_closed_pipe_is_quiet(home):
+    env = {**os.environ, "JUPYTER_DEBUG_RELAY_HOME": str(home)}
+    with subprocess.Popen([sys.executable, "-m", "jupyter_debug_relay.cli", "sessions"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as process:
+        process.stdout.close()  # the reader is gone before anything is written, as with `| head` done early
+        error = process.stderr.read().decode()
+        process.wait(60)
+    assert "Traceback" not in error and "BrokenPipe" not in error, error
+
+
+def test_watch_and_replay_take_the_name_that_sessions_shows(home):
+    # s2 never ran live: its latest recording is meant
+    replayed = cli(home, "replay", "s2")
+    assert replayed.returncode == 0, replayed.stderr
+    assert "from 20260101-002900" in replayed.stdout
+    watched = cli(home, "watch", "s2")
+    assert watched.returncode == 0 and "from 20260101-002900" in watched.stdout, watched.stderr
+    # s1 is live in one kernel: that one is meant, though a later ended s1 exists
+    assert Home(home).resolve("s1")["uid"].startswith("20260101-002000")
+    missing = cli(home, "watch", "nobody")
+    assert missing.returncode == 2 and "No session matches 'nobody'" in missing.stderr
+
+
+def test_the_bp_table_keeps_ids_under_id_and_says_removed_as_a_status():
+    from jupyter_debug_relay.cli.operations import show
+    from jupyter_debug_relay.cli.render import Printer
+
+    lines: list[str] = []
+    printer = Printer()
+    printer.text = lambda text, style=None: lines.append(text)  # what a pipe would get
+    bp = {"id": 4, "path": "/w/app.py", "line": 7, "condition": None, "verified": True, "status": "verified"}
+    show(printer, "remove_breakpoint", {"breakpoint": bp})
+    header, row = lines
+    assert row.split()[0] == "4" and row.split()[-1] == "removed"
+    assert header.index("status") == row.index("removed")
