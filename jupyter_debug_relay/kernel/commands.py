@@ -12,8 +12,8 @@ from typing import Any
 from ..errors import RelayError
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
-from ..model import StopInfo, Variable
-from ..operations import OPERATIONS, parse
+from ..model import StopInfo, Variable, as_dict
+from ..operations import OPERATIONS, parse, snapshot
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..source.lines import file_line
 from ..text import short_path, stop_with_line
@@ -320,6 +320,12 @@ class Commands(MycelCommands, EditingCommands, WatchCommands, KeepingCommands, S
         note = f"# note: {found['source_note']}\n" if found["source_note"] else ""
         result = Result(note + found["source"])
         result.source, result.note = found["source"], found["source_note"]
+        return result
+
+    def do_snapshot(self, command: Command) -> Result:
+        found = self._run(command, self.session(command.session))
+        result = Result(snapshot.render(as_dict(found)))
+        result.snapshot = found["snapshot"]
         return result
 
     def do_complete(self, command: Command) -> Result:
