@@ -201,7 +201,7 @@ def show(printer: Printer, operation: str, result: Any) -> None:
     elif operation in MOVES:
         printer.text(stop_line(result))
     elif operation == "snapshot":
-        printer.text(snapshot.render(result))
+        printer.text(snapshot.render(result, short_path))
     elif operation == "evaluate":
         var = result["variable"]
         printer.text(f"{var.get('value')}" + (f"  ({var['type']})" if var.get("type") else ""))

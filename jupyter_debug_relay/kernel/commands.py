@@ -324,7 +324,7 @@ class Commands(MycelCommands, EditingCommands, WatchCommands, KeepingCommands, S
 
     def do_snapshot(self, command: Command) -> Result:
         found = self._run(command, self.session(command.session))
-        result = Result(snapshot.render(as_dict(found)))
+        result = Result(snapshot.render(as_dict(found), short_path))
         result.snapshot = found["snapshot"]
         return result
 

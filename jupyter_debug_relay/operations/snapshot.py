@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
@@ -136,18 +137,19 @@ OPERATIONS = (
 RESULT_TYPES: dict[str, Any] = {"snapshot": Snapshot}
 
 
-def render(result: dict[str, Any]) -> str:
+def render(result: dict[str, Any], shorten: Callable[[str | None], str] = str) -> str:
     """A snapshot as a few lines of text (from its JSON form): where, the source, the stack, locals, watches, output."""
     snap, stop = result.get("snapshot") or {}, result.get("stop")
     if stop and stop.get("frame"):
         frame = stop["frame"]
-        lines = [f"paused ({stop['reason']}) at {frame.get('path')}:{frame.get('line')} in {frame.get('name')}"]
+        lines = [f"paused ({stop['reason']}) at {shorten(frame.get('path'))}:{frame.get('line')} in "
+                 f"{frame.get('name')}"]
     else:
         lines = [str(result.get("state"))]
-    lines += [f"{'>' if s['current'] else ' '}{s['line']:5} {s['text']}" for s in snap.get("source", [])]
+    lines += [f"{'>' if s['current'] else ' '}{s['line']:5} {s['text']}".rstrip() for s in snap.get("source", [])]
     if snap.get("frames"):
         lines.append(f"stack ({snap['frames_total']} frames):")
-        lines += [f"  #{i} {f['name']} at {f['path']}:{f['line']}  {f['text']}".rstrip()
+        lines += [f"  #{i} {f['name']} at {shorten(f['path'])}:{f['line']}  {f['text']}".rstrip()
                   for i, f in enumerate(snap["frames"])]
     if snap.get("locals"):
         shown = len(snap["locals"])
