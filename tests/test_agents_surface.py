@@ -99,5 +99,9 @@ def test_an_mcp_client_subscribed_to_output_is_notified(tmp_path):
                     assert str(event.uri) == uri
                 read = await client.read_resource(uri)
                 assert "sum 6" in read.contents[0].text
+                events = (await client.read_resource(f"debug://sessions/{sid}/events")).contents[0].text
+                assert [json.loads(line)["event"] for line in events.splitlines()].count("stopped") == 1
+                missing = await client.call_tool("operation", {"name": "threads", "arguments": {"session": "zz"}})
+                assert missing.is_error and "session_not_found" in missing.content[0].text
 
     anyio.run(run)
