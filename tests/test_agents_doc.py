@@ -69,7 +69,9 @@ def test_agent_program_debugs_its_target_and_leaves_nothing_behind(tmp_path):
     assert "comm evaluate: values = [2, 2]" in lines
     assert "comm event: terminated, exit code 0" in lines
     assert "    scores (debugpy, target.py): exited with code 0" in lines
-    assert out.endswith("    ana 4.0\n    ben 2.0\n")
+    assert lines[lines.index("%debug_session snapshot --context 1 --output 0") + 5] == "    stack (2 frames):"
+    assert "      count = 2  (int)" in lines
+    assert out.endswith("    ana 4.0\n    ben 2.0\n7 cells\n")
     assert out == shown_output(), "the page's transcript differs from what the program printed"
     deadline = time.monotonic() + 5
     while marked_processes(mark.encode()) and time.monotonic() < deadline:

@@ -127,6 +127,10 @@ def test_hello_then_a_whole_debugging_session_over_the_comm(kernel, write):
     page = front.request("variables", "s1", ref=scopes[0]["ref"])["body"]
     assert {v["name"]: v["value"] for v in page["items"]}["i"] == "1"
     assert front.request("evaluate", "calc", expression="x * 100")["body"]["variable"]["value"] == "400"  # x is 4
+    snap = front.request("snapshot", "s1", filter="i", frames=1)["body"]["snapshot"]
+    assert [f["name"] for f in snap["frames"]] == ["compute"] and snap["frames_total"] == 2
+    assert {v["name"]: v["value"] for v in snap["locals"]}["i"] == "1"
+    assert any(s["current"] and "# accumulate" in s["text"] for s in snap["source"])
     mark = len(front.events)
     answer = front.request("next", "s1")
     assert answer["ok"] and answer["body"]["stop"] is None  # the stop arrives as an event

@@ -83,6 +83,8 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
                         help="another Host header to accept (e.g. behind a proxy)")
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                         help="a browser origin allowed to call the API (none by default)")
+    parser.add_argument("--tools", choices=("lean", "all"), default="lean",
+                        help="MCP tools: a task's tools and `operation` for the rest (lean), or every operation (all)")
     parser.add_argument("--no-redact", action="store_true",
                         help="show values of secret-looking variables, env entries and arguments as they are")
 
@@ -100,13 +102,14 @@ def _serve(options: argparse.Namespace) -> int:
 
             from ..server.mcp import serve_stdio
 
-            anyio.run(serve_stdio, relay, not options.no_redact)
+            anyio.run(serve_stdio, relay, not options.no_redact, options.tools)
             return 0
         from ..server import RelayServer, ServerConfig
 
         config = ServerConfig(host=options.host, port=options.port, token=options.token or "",
                               redact=not options.no_redact, cors_origins=tuple(options.cors_origin),
-                              allowed_hosts=tuple(options.allow_host), persist=True)
+                              allowed_hosts=tuple(options.allow_host), persist=True,
+                              mcp_tools=options.tools)
         try:
             server = RelayServer(relay, config)
         except RelayError as exc:

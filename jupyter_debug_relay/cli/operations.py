@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import RelayError
 from ..kernel.grammar import field_arg
-from ..operations import OPERATIONS, parse
+from ..operations import OPERATIONS, parse, snapshot
 from ..store.recording import COMMANDS, EVENTS, Home
 from ..text import short_path
 from .render import Printer
@@ -35,7 +35,8 @@ class Verb:
 
 
 VERBS = (Verb("pause", "pause"), Verb("continue", "continue"), Verb("next", "next"), Verb("step-in", "step_in"),
-         Verb("step-out", "step_out"), Verb("eval", "evaluate", ("expression",)))
+         Verb("step-out", "step_out"), Verb("eval", "evaluate", ("expression",)),
+         Verb("snapshot", "snapshot"))
 BP_VERBS = (Verb("add", "add_breakpoint", hidden=("kind", "path", "line", "name", "flow", "stage", "rule_index")),
             Verb("list", "breakpoints"), Verb("rm", "remove_breakpoint", ("id",)))
 INSPECT = ("stack", "variables", "threads", "all")
@@ -199,6 +200,8 @@ def show(printer: Printer, operation: str, result: Any) -> None:
         printer.data(result)
     elif operation in MOVES:
         printer.text(stop_line(result))
+    elif operation == "snapshot":
+        printer.text(snapshot.render(result, short_path))
     elif operation == "evaluate":
         var = result["variable"]
         printer.text(f"{var.get('value')}" + (f"  ({var['type']})" if var.get("type") else ""))

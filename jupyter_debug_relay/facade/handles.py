@@ -14,6 +14,7 @@ from ..engine.events import Event
 from ..engine.session import Session
 from ..errors import RelayError
 from ..model import Frame, OutputPage, Scope, SessionInfo, SourceText, StopInfo, Thread, Variable, VariablePage, Watch
+from ..operations.snapshot import Snapshot
 
 
 class Relay(Protocol):
@@ -131,6 +132,10 @@ class SessionHandle:
 
     def stack(self, thread_id: int | None = None, start: int = 0, levels: int | None = None) -> list[Frame]:
         return self._op("stack", thread_id=thread_id, start=start, levels=levels)["frames"]
+
+    def snapshot(self, **bounds: Any) -> Snapshot:
+        """The stop at once: source around it, top frames, bounded locals, watches, last output (see ``snapshot``)."""
+        return self._op("snapshot", **bounds)["snapshot"]
 
     def scopes(self, frame_id: int | None = None) -> list[Scope]:
         return self._op("scopes", frame_id=frame_id)["scopes"]

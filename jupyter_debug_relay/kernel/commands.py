@@ -12,7 +12,8 @@ from typing import Any
 from ..errors import RelayError
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
-from ..model import Breakpoint, Variable
+from ..model import Breakpoint, Variable, as_dict
+from ..operations import snapshot
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..source.lines import file_line
 from ..text import breakpoint_text, short_path, stop_with_line
@@ -240,6 +241,12 @@ class SessionWords(Words):
         note = f"# note: {found['source_note']}\n" if found["source_note"] else ""
         result = Result(note + found["source"])
         result.source, result.note = found["source"], found["source_note"]
+        return result
+
+    def do_snapshot(self, command: Command) -> Result:
+        found = self.context.run(command, self.context.session(command.session))
+        result = Result(snapshot.render(as_dict(found), short_path))
+        result.snapshot = found["snapshot"]
         return result
 
     def do_complete(self, command: Command) -> Result:

@@ -139,6 +139,7 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
     Magic("pause", "Run", "pause"),
     Magic("wait", "Run", "wait"),
     Magic("where", "Look", "stack"),
+    Magic("snapshot", "Look", "snapshot"),
     Magic("frame", "Look", summary="Select frame N of the stop for vars, eval, set and pull.", positional=("index",),
           extras=(Extra("index", int, "N", positional=True),)),
     Magic("vars", "Look", "variables", positional=("target",), hidden=("ref",),

@@ -49,6 +49,7 @@ class ServerConfig:
     allowed_hosts: tuple[str, ...] = ()  # Host names accepted beside the listening address and localhost
     max_body: int = MAX_BODY
     mcp: bool = True
+    mcp_tools: str = "lean"  # lean: the tools of a whole task and `operation`; all: every operation a tool
     persist: bool = False  # save the breakpoints in the home on every change, restore them at start (standalone)
     home: str = ""  # where profiles and saved breakpoints live; default: $JUPYTER_DEBUG_RELAY_HOME or the data dir
 
