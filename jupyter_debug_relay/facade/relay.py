@@ -257,10 +257,11 @@ class Breakpoints:
     def _op(self, operation: str, /, **args: Any) -> Any:
         return self._relay.operations.call(operation, args)
 
-    def add(self, path: str, line: int, condition: str | None = None, hit_condition: str | None = None,
-            log_message: str | None = None) -> Breakpoint:
+    def add(self, path: str, line: int | None = None, condition: str | None = None, hit_condition: str | None = None,
+            log_message: str | None = None, content: str | None = None) -> Breakpoint:
+        """A breakpoint on ``line`` of ``path``, or on the line holding ``content`` (found again after edits)."""
         return self._op("add_breakpoint", path=path, line=line, condition=condition, hit_condition=hit_condition,
-                        log_message=log_message)["breakpoint"]
+                        log_message=log_message, content=content)["breakpoint"]
 
     def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
         return self._op("add_breakpoint", kind="function", name=name, condition=condition)["breakpoint"]

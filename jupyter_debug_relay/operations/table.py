@@ -227,8 +227,8 @@ async def _add_breakpoint(ctx: Context, p: P.ScopedBreakpointParams) -> dict[str
     store = ctx.manager.breakpoints
     owner = _owner(ctx, p.session)
     if p.kind == "line":
-        _required(p, "line", "path", "line")
-        bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message, owner)
+        _required(p, "line", "path", *(() if p.content else ("line",)))
+        bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message, owner, p.content)
     elif p.kind == "function":
         _required(p, "function", "name")
         bp = store.add_function(p.name, p.condition, owner)
