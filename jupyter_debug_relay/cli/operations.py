@@ -35,7 +35,7 @@ class Verb:
 
 
 VERBS = (Verb("pause", "pause"), Verb("continue", "continue"), Verb("next", "next"), Verb("step-in", "step_in"),
-         Verb("step-out", "step_out"), Verb("eval", "evaluate", ("expression",)))
+         Verb("step-out", "step_out"), Verb("eval", "evaluate", ("expression",)), Verb("dap", "expose"))
 BP_VERBS = (Verb("add", "add_breakpoint", hidden=("kind", "path", "line", "name", "flow", "stage", "rule_index")),
             Verb("list", "breakpoints"), Verb("rm", "remove_breakpoint", ("id",)))
 INSPECT = ("stack", "variables", "threads", "all")
@@ -155,6 +155,9 @@ def _send_one(options: argparse.Namespace, operation: str, args: dict[str, Any])
         if operation not in MOVES or exc.code != "target_exited":
             raise
         result = {"state": "terminated", "stop": None, "exit_code": exc.details.get("exit_code")}
+    if operation == "expose" and result.get("connection_file"):  # the recording masks the token; its file does not
+        with open(result["connection_file"]) as f:
+            result["token"] = json.load(f)["token"]
     show(Printer(options.json), operation, result)
     return 0
 
@@ -199,6 +202,8 @@ def show(printer: Printer, operation: str, result: Any) -> None:
         printer.data(result)
     elif operation in MOVES:
         printer.text(stop_line(result))
+    elif operation == "expose":
+        printer.text(f"{result['url']} token {result['token']}" + (" (read-only)" if result.get("read_only") else ""))
     elif operation == "evaluate":
         var = result["variable"]
         printer.text(f"{var.get('value')}" + (f"  ({var['type']})" if var.get("type") else ""))

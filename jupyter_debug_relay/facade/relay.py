@@ -12,7 +12,7 @@ import atexit
 import concurrent.futures
 import threading
 import weakref
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from ..engine.events import Event
@@ -65,6 +65,7 @@ class Relay:
         self._manager = SessionManager(output_cap, idle_timeout, max_value_length, store)
         self.profiles = ProfileStore()  # named breakpoint sets in the home
         self._closed = False
+        self._closers: list[Callable[[], Awaitable[None]]] = []
         self.operations = Dispatcher(self)
         if store is not None:
             store.runner, store.known = self.operations.run_in, OPERATIONS
@@ -230,6 +231,7 @@ class Relay:
         if self._closed:
             return
         try:
+            self.call(self._close_front_ends(), 5.0)
             self.call(self._manager.close(), 20.0)
         except RelayError:
             pass
@@ -237,6 +239,14 @@ class Relay:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5.0)
         _open_relays.discard(self)
+
+    def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Have ``closer()`` awaited on the relay loop when the relay closes (a front end serving from the loop)."""
+        self._closers.append(closer)
+
+    async def _close_front_ends(self) -> None:
+        closers, self._closers = self._closers, []
+        await asyncio.gather(*(closer() for closer in closers), return_exceptions=True)
 
     def __enter__(self) -> Relay:
         return self

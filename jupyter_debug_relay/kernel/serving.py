@@ -1,4 +1,5 @@
-"""``%debug_session serve [--port P] [--token T] | serve stop``: this kernel's relay over HTTP and MCP."""
+"""``%debug_session serve [--port P] [--token T] | serve stop``: this kernel's relay over HTTP and MCP; ``expose
+[SESSION] [--read-only]``: a session over DAP for editors."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ from .results import Result
 
 
 class ServeCommands:
-    """The ``serve`` word of ``%debug_session`` (mixed into ``Commands``, which holds ``server``)."""
+    """The ``serve`` and ``expose`` words of ``%debug_session`` (mixed into ``Commands``, which holds ``server``)."""
+
+    def do_expose(self: Any, command: Command) -> Result:
+        handle = self.session(command.args.get("session"))
+        served = self._run(command, handle)
+        result = Result(f"{handle.name} served over DAP at {served['url']} token {served['token']}"
+                        + (" (read-only)" if served["read_only"] else ""))
+        result.url, result.port, result.token = served["url"], served["port"], served["token"]
+        return result
 
     def do_serve(self: Any, command: Command) -> Result:
         action = command.extras.get("action")

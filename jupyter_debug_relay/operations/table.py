@@ -28,7 +28,7 @@ from ..model import (
     VariablePage,
     Watch,
 )
-from . import created, keeping, mycel, tools, watching
+from . import created, editors, keeping, mycel, tools, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
 
@@ -437,6 +437,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
 OPERATIONS.update({op.name: op for op in created.operations(OPERATIONS)})
 OPERATIONS.update({op.name: op for op in tools.OPERATIONS})
 OPERATIONS.update({op.name: op for op in watching.OPERATIONS})
+OPERATIONS.update({op.name: op for op in editors.OPERATIONS})
 OPERATIONS.update({op.name: op for op in keeping.operations(OPERATIONS)})
 
 # What each result key holds: the type the HTTP API's and MCP's result schemas are made from.
@@ -451,6 +452,7 @@ RESULT_TYPES: dict[str, Any] = {
     "export": keeping.SessionExport,
 }
 RESULT_TYPES.update(tools.RESULT_TYPES)
+RESULT_TYPES.update(editors.RESULT_TYPES)
 
 # Mycel's own verbs: a group of their own.
 OPERATIONS.update({op.name: op for op in mycel.OPERATIONS})

@@ -1,0 +1,158 @@
+"""Editors join a session over DAP (``expose``), tested with VS Code's own DAP client (npm
+``@vscode/debugadapter-testsupport``, run by Node): several clients at once, read-only ones, and the token."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import line_of
+
+from jupyter_debug_relay import RelayError
+from jupyter_debug_relay.protocols import dap
+
+HERE = Path(__file__).resolve().parent
+PACKAGE = "@vscode/debugadapter-testsupport@1.68.0"
+CLIENTS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jupyter-debug-relay-tests" / "dap-client"
+
+APP = """
+def add(items):
+    total = 0
+    for x in items:
+        total += x
+    return total
+
+print("sum", add([1, 2, 3]))
+"""
+
+
+@pytest.fixture(scope="module")
+def vscode_client():
+    """Run a scenario of tests/dap_clients.js against a port and a token; what the clients saw."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        pytest.skip("Node.js and npm are needed to run VS Code's DAP test client")
+    if not (CLIENTS / "node_modules" / "@vscode" / "debugadapter-testsupport").is_dir():
+        CLIENTS.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([npm, "install", "--prefix", str(CLIENTS), "--no-audit", "--no-fund", PACKAGE],
+                              capture_output=True, text=True, timeout=240)
+        if done.returncode:
+            pytest.skip(f"npm could not install {PACKAGE}: {done.stderr.strip()[-300:]}")
+
+    def run(scenario: str, port: int, token: str) -> dict:
+        done = subprocess.run([node, str(HERE / "dap_clients.js"), scenario, str(port), token],
+                              env={**os.environ, "NODE_PATH": str(CLIENTS / "node_modules")},
+                              capture_output=True, text=True, timeout=60, start_new_session=True)
+        assert done.stdout.strip(), done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    return run
+
+
+@pytest.fixture
+def paused(relay, write):
+    """A session paused at `total += x` (first pass), and that line."""
+    app = write("app.py", APP)
+    line = line_of(app, "total += x")
+    relay.breakpoints.add(app, line)
+    session = relay.launch(app)
+    assert session.wait_for_stop(30).frame.line == line
+    yield session, line
+    session.terminate()
+
+
+def test_two_editors_join_one_session_and_both_see_the_stop_of_a_step(relay, paused, vscode_client):
+    session, line = paused
+    exposed = relay.operations.call("expose", {"session": session.id})
+    assert exposed["url"] == f"dap://127.0.0.1:{exposed['port']}" and len(exposed["token"]) >= 24
+    seen = vscode_client("two", exposed["port"], exposed["token"])
+    assert seen["before"] == line and seen["threads"] >= 1
+    assert seen["reasonA"] == seen["reasonB"] == "step"
+    assert seen["afterA"] == seen["afterB"] == line - 1  # the step went back to `for x in items:`
+    assert {"total", "x", "items"} <= set(seen["names"])
+    assert session.info().stop.frame.line == line - 1  # the notebook's handle sees the editor's step
+
+
+def test_a_read_only_editor_looks_but_is_refused_a_step(relay, paused, vscode_client):
+    session, line = paused
+    exposed = relay.operations.call("expose", {"session": session.id, "read_only": True})
+    seen = vscode_client("readonly", exposed["port"], exposed["token"])
+    assert seen["line"] == seen["stillLine"] == line
+    assert "read-only: next would change the session" in seen["refused"]
+    assert "read-only: evaluate" in seen["refusedEval"]
+    assert session.info().state == "paused" and session.info().stop.frame.line == line
+
+
+def test_a_wrong_token_is_refused_and_nothing_is_answered_before_it(relay, paused, vscode_client):
+    session, line = paused
+    exposed = relay.operations.call("expose", {"session": session.id})
+    seen = vscode_client("badtoken", exposed["port"], exposed["token"])
+    assert "Attach with the token first" in seen["before"]
+    assert "Wrong token" in seen["refused"] and seen["closed"] is True
+    assert session.info().state == "paused" and session.info().stop.frame.line == line
+
+
+def _request(sock: socket.socket, seq: int, command: str, arguments: dict) -> dict:
+    """Send one request and read up to its response (events before it are skipped)."""
+    sock.sendall(dap.encode({"type": "request", "seq": seq, "command": command, "arguments": arguments}))
+    stream = sock.makefile("rb")
+    while True:
+        length = int(stream.readline().split(b":")[1])
+        stream.readline()
+        message = json.loads(stream.read(length))
+        if message["type"] == "response":
+            return message
+
+
+def test_steps_before_the_token_and_a_missing_token_are_refused(relay, paused):
+    session, line = paused
+    exposed = relay.operations.call("expose", {"session": session.id})
+    with socket.create_connection(("127.0.0.1", exposed["port"]), timeout=10) as sock:
+        refused = _request(sock, 1, "next", {"threadId": session.stop.thread_id})
+        assert not refused["success"] and "Attach with the token first" in refused["message"]
+        missing = _request(sock, 2, "attach", {})
+        assert not missing["success"]
+        assert sock.recv(10) == b""  # closed
+    assert session.info().stop.frame.line == line
+
+
+def test_expose_listens_on_loopback_and_refuses_a_taken_port(relay, paused):
+    session, _ = paused
+    exposed = relay.operations.call("expose", {"session": session.id})
+    with socket.socket() as probe:
+        probe.settimeout(2)
+        assert probe.connect_ex(("127.0.0.1", exposed["port"])) == 0
+    with pytest.raises(RelayError) as taken:
+        relay.operations.call("expose", {"session": session.id, "port": exposed["port"]})
+    assert taken.value.code == "connection_failed"
+
+
+def test_the_cli_exposes_a_session_another_process_owns(relay, paused):
+    session, _ = paused
+    done = subprocess.run([sys.executable, "-m", "jupyter_debug_relay.cli", "dap", "--session", session.info().uid,
+                           "--read-only"], capture_output=True, text=True, timeout=60, start_new_session=True)
+    match = re.fullmatch(r"dap://127\.0\.0\.1:(\d+) token (\S+) \(read-only\)", done.stdout.strip())
+    assert match, done.stdout + done.stderr
+    with socket.create_connection(("127.0.0.1", int(match.group(1))), timeout=10) as sock:
+        assert _request(sock, 1, "attach", {"token": match.group(2)})["success"]
+        refused = _request(sock, 2, "continue", {"threadId": session.stop.thread_id})
+        assert not refused["success"] and "read-only" in refused["message"]
+
+
+def test_the_magics_set_a_breakpoint_by_content_and_expose_the_session(kernel, write, vscode_client):
+    line = line_of(write("app.py", APP), "total += x")
+    added = kernel.magic('%bp app.py:"total += x"').text
+    assert re.search(rf"breakpoint 1 at .*app\.py:{line} \('total \+= x'\)", added), added
+    kernel.magic("%debug_session launch app.py")
+    text = kernel.magic("%debug_session expose --read-only").text
+    match = re.search(r"served over DAP at dap://127\.0\.0\.1:(\d+) token (\S+) \(read-only\)", text)
+    assert match, text
+    seen = vscode_client("readonly", int(match.group(1)), match.group(2))
+    assert seen["line"] == line and "read-only" in seen["refused"]
