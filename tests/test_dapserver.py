@@ -99,27 +99,53 @@ def test_a_wrong_token_is_refused_and_nothing_is_answered_before_it(relay, pause
     assert session.info().state == "paused" and session.info().stop.frame.line == line
 
 
-def _request(sock: socket.socket, seq: int, command: str, arguments: dict) -> dict:
-    """Send one request and read up to its response (events before it are skipped)."""
-    sock.sendall(dap.encode({"type": "request", "seq": seq, "command": command, "arguments": arguments}))
-    stream = sock.makefile("rb")
-    while True:
-        length = int(stream.readline().split(b":")[1])
-        stream.readline()
-        message = json.loads(stream.read(length))
-        if message["type"] == "response":
-            return message
+class Wire:
+    """A raw DAP connection: requests out, messages in (one buffered reader for the socket's life)."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=15)
+        self.stream = self.sock.makefile("rb")
+        self.events: list[dict] = []  # those read while waiting for a response
+
+    def read(self) -> dict | None:
+        header = self.stream.readline()
+        if not header:
+            return None
+        length = int(header.split(b":")[1])
+        self.stream.readline()
+        return json.loads(self.stream.read(length))
+
+    def request(self, seq: int, command: str, arguments: dict) -> dict:
+        """Send one request and read up to its response (events before it are kept for ``events_until``)."""
+        self.sock.sendall(dap.encode({"type": "request", "seq": seq, "command": command, "arguments": arguments}))
+        while (message := self.read())["type"] != "response":
+            self.events.append(message)
+        return message
+
+    def events_until(self, name: str) -> list[dict]:
+        """The events read so far and up to the first one called ``name``."""
+        seen, self.events = self.events, []
+        while not seen or seen[-1].get("event") != name:
+            message = self.read()
+            if message["type"] == "event":
+                seen.append(message)
+        return seen
+
+    def close(self) -> None:
+        self.stream.close()
+        self.sock.close()
 
 
 def test_steps_before_the_token_and_a_missing_token_are_refused(relay, paused):
     session, line = paused
     exposed = relay.operations.call("expose", {"session": session.id})
-    with socket.create_connection(("127.0.0.1", exposed["port"]), timeout=10) as sock:
-        refused = _request(sock, 1, "next", {"threadId": session.stop.thread_id})
-        assert not refused["success"] and "Attach with the token first" in refused["message"]
-        missing = _request(sock, 2, "attach", {})
-        assert not missing["success"]
-        assert sock.recv(10) == b""  # closed
+    wire = Wire(exposed["port"])
+    refused = wire.request(1, "next", {"threadId": session.stop.thread_id})
+    assert not refused["success"] and "Attach with the token first" in refused["message"]
+    missing = wire.request(2, "attach", {})
+    assert not missing["success"]
+    assert wire.read() is None  # closed
+    wire.close()
     assert session.info().stop.frame.line == line
 
 
@@ -140,10 +166,11 @@ def test_the_cli_exposes_a_session_another_process_owns(relay, paused):
                            "--read-only"], capture_output=True, text=True, timeout=60, start_new_session=True)
     match = re.fullmatch(r"dap://127\.0\.0\.1:(\d+) token (\S+) \(read-only\)", done.stdout.strip())
     assert match, done.stdout + done.stderr
-    with socket.create_connection(("127.0.0.1", int(match.group(1))), timeout=10) as sock:
-        assert _request(sock, 1, "attach", {"token": match.group(2)})["success"]
-        refused = _request(sock, 2, "continue", {"threadId": session.stop.thread_id})
-        assert not refused["success"] and "read-only" in refused["message"]
+    wire = Wire(int(match.group(1)))
+    assert wire.request(1, "attach", {"token": match.group(2)})["success"]
+    refused = wire.request(2, "continue", {"threadId": session.stop.thread_id})
+    assert not refused["success"] and "read-only" in refused["message"]
+    wire.close()
 
 
 def test_the_magics_set_a_breakpoint_by_content_and_expose_the_session(kernel, write, vscode_client):
@@ -156,3 +183,25 @@ def test_the_magics_set_a_breakpoint_by_content_and_expose_the_session(kernel, w
     assert match, text
     seen = vscode_client("readonly", int(match.group(1)), match.group(2))
     assert seen["line"] == line and "read-only" in seen["refused"]
+
+
+def test_an_editors_breakpoints_are_its_own_and_it_hears_the_output_and_the_end(relay, paused):
+    session, line = paused
+    notebooks = relay.breakpoints.list()
+    path = notebooks[0].path
+    exposed = relay.operations.call("expose", {"session": session.id})
+    wire = Wire(exposed["port"])
+    assert wire.request(1, "attach", {"token": exposed["token"]})["success"]
+    last = line_of(path, "return total")
+    set_ = wire.request(2, "setBreakpoints", {"source": {"path": path}, "breakpoints": [{"line": last}]})
+    assert set_["success"] and set_["body"]["breakpoints"][0]["line"] == last
+    assert [b.line for b in relay.breakpoints.list()] == [line, last]  # beside the notebook's, not instead
+    assert wire.request(3, "setBreakpoints", {"source": {"path": path}, "breakpoints": []})["success"]
+    assert [b.line for b in relay.breakpoints.list()] == [line]  # the notebook's breakpoint stays
+    relay.breakpoints.remove(notebooks[0].id)
+    assert wire.request(4, "continue", {"threadId": session.stop.thread_id})["success"]
+    heard = wire.events_until("terminated")
+    wire.close()
+    assert any(e["event"] == "output" and "sum 6" in e["body"]["output"] for e in heard)
+    assert any(e["event"] == "exited" and e["body"]["exitCode"] == 0 for e in heard)
+    assert any(e["event"] == "breakpoint" for e in heard)  # the notebook removed its breakpoint
