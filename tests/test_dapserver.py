@@ -205,3 +205,16 @@ def test_an_editors_breakpoints_are_its_own_and_it_hears_the_output_and_the_end(
     assert any(e["event"] == "output" and "sum 6" in e["body"]["output"] for e in heard)
     assert any(e["event"] == "exited" and e["body"]["exitCode"] == 0 for e in heard)
     assert any(e["event"] == "breakpoint" for e in heard)  # the notebook removed its breakpoint
+
+
+def test_a_broken_frame_closes_that_connection_only(relay, paused):
+    session, line = paused
+    exposed = relay.operations.call("expose", {"session": session.id})
+    bad = Wire(exposed["port"])
+    bad.sock.sendall(b"Content-Length: nope\r\n\r\n{}")
+    assert bad.read() is None  # closed, nothing answered
+    bad.close()
+    good = Wire(exposed["port"])
+    assert good.request(1, "attach", {"token": exposed["token"]})["success"]
+    assert good.request(2, "stackTrace", {"threadId": session.stop.thread_id})["body"]["stackFrames"][0]["line"] == line
+    good.close()

@@ -126,7 +126,11 @@ class BreakpointStore:
     def edited(self) -> list[Breakpoint]:
         """Move the line breakpoints of files edited since they were set (diffing old and new text); the moved."""
         moved = []
+        kept = {bp.path for bp in self._items.values() if bp.kind == "line"}
         for path, (key, old) in list(self._texts.items()):
+            if path not in kept:  # its breakpoints are gone
+                del self._texts[path]
+                continue
             now = _key(path)
             if now is None or now == key:
                 continue
