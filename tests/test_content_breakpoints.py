@@ -3,7 +3,10 @@ breakpoints moved with the lines added or removed above them."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -112,3 +115,17 @@ def test_an_ambiguous_or_missing_text_is_a_warning_or_a_clear_error(relay, write
     with pytest.raises(RelayError) as empty:
         relay.operations.call("add_breakpoint", {"path": app})
     assert "needs line" in empty.value.message
+
+
+def test_the_cli_adds_a_breakpoint_by_content_to_a_session_another_process_owns(relay, write):
+    app = write("app.py", APP)
+    relay.breakpoints.add(app, content="total = 0")
+    session = relay.launch(app)
+    session.wait_for_stop(30)
+    done = subprocess.run([sys.executable, "-m", "jupyter_debug_relay.cli", "bp", "add", app, "--content",
+                           "return total", "--session", session.info().uid, "--json"],
+                          capture_output=True, text=True, timeout=60, start_new_session=True)
+    added = json.loads(done.stdout)["breakpoint"]
+    assert added["line"] == line_of(app, "return total") and added["content"] == "return total", done.stderr
+    assert session.continue_(timeout=15).frame.line == added["line"]
+    session.terminate()

@@ -92,7 +92,7 @@ def register(verbs: Any) -> None:
     for verb in BP_VERBS:
         parser = bp_verbs.add_parser(verb.word, help=OPERATIONS[verb.operation].summary)
         if verb.word == "add":
-            parser.add_argument("place", metavar="FILE:LINE")
+            parser.add_argument("place", metavar="FILE:LINE", help="FILE:LINE, or FILE with --content")
         add_fields(parser, verb)
         _common(parser)
         parser.set_defaults(run=lambda o, v=verb: _send_one(o, v.operation, _bp_args(o, v)))
@@ -106,10 +106,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _bp_args(options: argparse.Namespace, verb: Verb) -> dict[str, Any]:
     args = fields_of(options, verb)
-    if verb.word == "add":
+    if verb.word == "add" and args.get("content"):  # FILE --content TEXT: the line holding TEXT
+        args.update(path=os.path.abspath(os.path.expanduser(options.place)))
+    elif verb.word == "add":
         path, sep, line = options.place.rpartition(":")
         if not sep or not line.isdigit():
-            raise RelayError("invalid_request", f"{options.place!r} is not FILE:LINE.", "e.g. bp add app.py:12")
+            raise RelayError("invalid_request", f"{options.place!r} is not FILE:LINE.",
+                             'e.g. bp add app.py:12, or bp add app.py --content "total += x"')
         args.update(path=os.path.abspath(os.path.expanduser(path)), line=int(line))
     return args
 
