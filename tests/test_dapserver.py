@@ -214,7 +214,31 @@ def test_a_broken_frame_closes_that_connection_only(relay, paused):
     bad.sock.sendall(b"Content-Length: nope\r\n\r\n{}")
     assert bad.read() is None  # closed, nothing answered
     bad.close()
+    big = Wire(exposed["port"])  # a body too big for a client without the token: not even read
+    big.sock.sendall(b"Content-Length: 50000000\r\n\r\n" + b" " * 1024)
+    assert big.read() is None
+    big.close()
     good = Wire(exposed["port"])
     assert good.request(1, "attach", {"token": exposed["token"]})["success"]
     assert good.request(2, "stackTrace", {"threadId": session.stop.thread_id})["body"]["stackFrames"][0]["line"] == line
     good.close()
+
+
+def test_closing_the_relay_closes_its_dap_servers(write):
+    from jupyter_debug_relay import Relay
+
+    app = write("app.py", APP)
+    with Relay(record=False) as relay:
+        relay.breakpoints.add(app, line_of(app, "total += x"))
+        session = relay.launch(app)
+        session.wait_for_stop(30)
+        exposed = relay.operations.call("expose", {"session": session.id})
+        wire = Wire(exposed["port"])
+        assert wire.request(1, "attach", {"token": exposed["token"]})["success"]
+        assert os.path.exists(exposed["connection_file"])
+    while (message := wire.read()) is not None:  # what was sent before the close, then the end: its client let go
+        assert message["type"] == "event"
+    wire.close()
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", exposed["port"])) != 0
+    assert not os.path.exists(exposed["connection_file"])

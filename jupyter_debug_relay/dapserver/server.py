@@ -26,6 +26,7 @@ from . import requests
 log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
+UNTRUSTED_BODY = 64 << 10  # the largest message read from a client that has not given the token yet
 
 
 class DapServer:
@@ -117,7 +118,7 @@ class Client:
     async def serve(self) -> None:
         while not self.writer.is_closing():
             try:
-                message = await read_message(self.reader)
+                message = await read_message(self.reader, None if self.joined else UNTRUSTED_BODY)
             except (RelayError, ConnectionError):
                 return
             if message is None:
