@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import line_of
 
-from jupyter_debug_relay import RelayError
+from jupyter_debug_relay import Relay, RelayError
 from jupyter_debug_relay.kernel.parsing import parse_bp_line
 from jupyter_debug_relay.source import anchors
 from jupyter_debug_relay.text import breakpoint_text
@@ -129,3 +129,13 @@ def test_the_cli_adds_a_breakpoint_by_content_to_a_session_another_process_owns(
     assert added["line"] == line_of(app, "return total") and added["content"] == "return total", done.stderr
     assert session.continue_(timeout=15).frame.line == added["line"]
     session.terminate()
+
+
+def test_a_saved_content_breakpoint_loads_where_its_text_went(relay, write):
+    app = write("app.py", APP)
+    relay.breakpoints.add(app, content="return total")
+    relay.breakpoints.save("edits")
+    edit(app, "import sys\n\n" + Path(app).read_text())
+    with Relay() as later:  # the next kernel, after the file was edited
+        (loaded,) = later.breakpoints.load("edits")
+        assert loaded.line == line_of(app, "return total") and loaded.content == "return total"
