@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import line_of
 
-from jupyter_debug_relay import RelayError
+from jupyter_debug_relay import Relay, RelayError
 from jupyter_debug_relay.protocols import dap
+from tests.server_fixtures import ok
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = "@vscode/debugadapter-testsupport@1.68.0"
@@ -225,8 +226,6 @@ def test_a_broken_frame_closes_that_connection_only(relay, paused):
 
 
 def test_closing_the_relay_closes_its_dap_servers(write):
-    from jupyter_debug_relay import Relay
-
     app = write("app.py", APP)
     with Relay(record=False) as relay:
         relay.breakpoints.add(app, line_of(app, "total += x"))
@@ -242,3 +241,21 @@ def test_closing_the_relay_closes_its_dap_servers(write):
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", exposed["port"])) != 0
     assert not os.path.exists(exposed["connection_file"])
+
+
+def test_an_agent_over_http_exposes_its_session_and_reads_the_token_from_the_connection_file(api, tmp_path):
+    app = tmp_path / "app.py"
+    app.write_text(APP.lstrip("\n"))
+    made = ok(api.post("/sessions", json={"name": "agent"}))["session"]["id"]
+    ok(api.post("/breakpoints", json={"path": str(app), "content": "total += x"}))
+    stop = ok(api.post(f"/sessions/{made}/launch", json={"program": str(app)}))["stop"]
+    exposed = ok(api.post(f"/sessions/{made}/expose", json={}))
+    assert exposed["token"] == "<redacted>" and exposed["url"].startswith("dap://127.0.0.1:")
+    with open(exposed["connection_file"]) as f:
+        token = json.load(f)["token"]
+    assert os.stat(exposed["connection_file"]).st_mode & 0o777 == 0o600
+    wire = Wire(exposed["port"])
+    assert wire.request(1, "attach", {"token": token})["success"]
+    frames = wire.request(2, "stackTrace", {"threadId": stop["thread_id"]})["body"]["stackFrames"]
+    assert frames[0]["line"] == line_of(str(app), "total += x")
+    wire.close()
