@@ -259,3 +259,20 @@ def test_an_agent_over_http_exposes_its_session_and_reads_the_token_from_the_con
     frames = wire.request(2, "stackTrace", {"threadId": stop["thread_id"]})["body"]["stackFrames"]
     assert frames[0]["line"] == line_of(str(app), "total += x")
     wire.close()
+
+
+def test_a_client_counting_lines_from_zero_gets_and_gives_lines_its_way(relay, paused):
+    session, line = paused
+    exposed = relay.operations.call("expose", {"session": session.id})
+    wire = Wire(exposed["port"])
+    assert wire.request(1, "initialize", {"adapterID": "python", "linesStartAt1": False,
+                                          "columnsStartAt1": False})["success"]
+    assert wire.request(2, "attach", {"token": exposed["token"]})["success"]
+    frame = wire.request(3, "stackTrace", {"threadId": session.stop.thread_id})["body"]["stackFrames"][0]
+    assert frame["line"] == line - 1
+    path = relay.breakpoints.list()[0].path
+    last = line_of(path, "return total")
+    set_ = wire.request(4, "setBreakpoints", {"source": {"path": path}, "breakpoints": [{"line": last - 1}]})
+    assert set_["body"]["breakpoints"][0]["line"] == last - 1
+    assert sorted(b.line for b in relay.breakpoints.list()) == [line, last]
+    wire.close()

@@ -33,10 +33,11 @@ def variable(v: Variable) -> dict[str, Any]:
             "namedVariables": v.named, "indexedVariables": v.indexed, "evaluateName": v.evaluate_name}
 
 
-def breakpoint_body(bp: Breakpoint) -> dict[str, Any]:
+def breakpoint_body(bp: Breakpoint, shift: int = 0) -> dict[str, Any]:
+    """A DAP ``Breakpoint``; ``shift`` is -1 for a client counting lines from 0."""
     body: dict[str, Any] = {"id": bp.id, "verified": bp.verified}
     if bp.line:
-        body["line"] = bp.line
+        body["line"] = bp.line + shift
     message = "; ".join(text for text in (bp.message, bp.warning) if text)
     if message:
         body["message"] = message
@@ -52,6 +53,13 @@ class Requests:
         self._run = run
         self._lines: dict[str, list[int]] = {}  # path -> the ids of this client's line breakpoints there
         self._functions: list[int] = []
+        self.shift = 0  # added to the relay's 1-based lines: -1 for a client counting lines from 0
+        self.column_shift = 0
+
+    def initialize(self, args: dict[str, Any]) -> None:
+        """Take the client's way of counting lines and columns."""
+        self.shift = 0 if args.get("linesStartAt1", True) is not False else -1
+        self.column_shift = 0 if args.get("columnsStartAt1", True) is not False else -1
 
     async def answer(self, command: str, args: dict[str, Any]) -> dict[str, Any]:
         """The body of the response to ``command``; a ``RelayError`` is the failed response."""
@@ -73,7 +81,7 @@ class Requests:
     async def _stackTrace(self, args: dict[str, Any]) -> dict[str, Any]:
         result = await self._run("stack", {"thread_id": args.get("threadId"), "start": args.get("startFrame") or 0,
                                            "levels": args.get("levels") or None})
-        frames = [{"id": f.id, "name": f.name, "line": f.line, "column": f.column,
+        frames = [{"id": f.id, "name": f.name, "line": f.line + self.shift, "column": f.column + self.column_shift,
                    **({"source": {"path": f.path, "name": f.path.rsplit("/", 1)[-1]}} if f.path else {})}
                   for f in result["frames"]]
         return {"stackFrames": frames, "totalFrames": result["total"]}
@@ -120,12 +128,12 @@ class Requests:
         mine = []
         for spec in args.get("breakpoints") or []:
             bp = (await self._run("add_breakpoint", {
-                "path": path, "line": spec.get("line"), "condition": spec.get("condition"),
+                "path": path, "line": _minus(spec.get("line"), self.shift), "condition": spec.get("condition"),
                 "hit_condition": spec.get("hitCondition"), "log_message": spec.get("logMessage")}))["breakpoint"]
             mine.append(bp)
         await self._drop(self._lines.get(path, []), {bp.id for bp in mine})
         self._lines[path] = [bp.id for bp in mine]
-        return {"breakpoints": [breakpoint_body(bp) for bp in mine]}
+        return {"breakpoints": [breakpoint_body(bp, self.shift) for bp in mine]}
 
     async def _setFunctionBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
         mine = [(await self._run("add_breakpoint", {"kind": "function", "name": spec.get("name"),
@@ -158,8 +166,12 @@ class Requests:
         await self._drop([i for ids in self._lines.values() for i in ids] + self._functions, set())
 
 
-def events(event: Event) -> list[dict[str, Any]]:
-    """The DAP events a relay event is told as (none for those an editor has no use for)."""
+def _minus(line: Any, shift: int) -> Any:
+    return line - shift if isinstance(line, int) else line
+
+
+def events(event: Event, shift: int = 0) -> list[dict[str, Any]]:
+    """The DAP events a relay event is told as (none for those an editor has no use for), lines shifted."""
     body = event.body
     if event.event == "stopped":
         stop: dict[str, Any] = {"reason": body.get("reason"), "threadId": body.get("thread_id"),
@@ -181,7 +193,7 @@ def events(event: Event) -> list[dict[str, Any]]:
         return [_event("terminated", {})]
     if event.event == "breakpoint" and body.get("breakpoint"):
         bp = Breakpoint(**body["breakpoint"])
-        return [_event("breakpoint", {"reason": "changed", "breakpoint": breakpoint_body(bp)})] if bp.kind in (
+        return [_event("breakpoint", {"reason": "changed", "breakpoint": breakpoint_body(bp, shift)})] if bp.kind in (
             "line", "function") else []
     return []
 

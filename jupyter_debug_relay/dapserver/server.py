@@ -74,10 +74,13 @@ class DapServer:
     def _tell(self, event: Event) -> None:
         if event.session not in (self.session, ""):  # "": a breakpoint of every session
             return
-        messages = requests.events(event)
+        told: dict[int, list[dict[str, Any]]] = {}  # per way of counting lines
         for client in list(self.clients):
             if client.joined:
-                for message in messages:
+                shift = client.requests.shift
+                if shift not in told:
+                    told[shift] = requests.events(event, shift)
+                for message in told[shift]:
                     client.send(dict(message))
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -137,6 +140,7 @@ class Client:
         command = request["command"]
         args = request.get("arguments") if isinstance(request.get("arguments"), dict) else {}
         if command == "initialize":
+            self.requests.initialize(args)
             self._answer(request, requests.CAPABILITIES)
         elif command == "disconnect":
             self._answer(request, {})
