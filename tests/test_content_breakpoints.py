@@ -139,3 +139,13 @@ def test_a_saved_content_breakpoint_loads_where_its_text_went(relay, write):
     with Relay() as later:  # the next kernel, after the file was edited
         (loaded,) = later.breakpoints.load("edits")
         assert loaded.line == line_of(app, "return total") and loaded.content == "return total"
+
+
+def test_an_edit_that_changes_the_text_leaves_a_warning_on_the_breakpoint(relay, write):
+    app = write("app.py", APP)
+    bp = relay.breakpoints.add(app, content="total += x")
+    edit(app, Path(app).read_text().replace("total += x", "total += x * 2\n        total += x"))
+    wait_for(lambda: "2 lines hold" in relay.breakpoints.list()[0].warning)  # listing looks at the file again
+    edit(app, Path(app).read_text().replace("total += x * 2\n        total += x", "totl += x"))
+    wait_for(lambda: relay.breakpoints.list()[0].warning.startswith("weak match"))
+    assert bp.line == line_of(app, "totl += x")

@@ -299,7 +299,8 @@ class Breakpoints:
         return self._op("condition_errors", stop=stop)["stop_on_error"]
 
     def list(self) -> list[Breakpoint]:
-        return self._relay._run(lambda: self._store().list())
+        """Every breakpoint, where the edits of its file took it."""
+        return self._op("breakpoints")["breakpoints"]
 
     def get(self, bp_id: int) -> Breakpoint:
         return self._relay._run(lambda: self._store().get(bp_id))

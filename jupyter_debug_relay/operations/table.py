@@ -214,6 +214,8 @@ def _seen(ctx: Context, p: P.BreakpointIdParams) -> Breakpoint:
 
 async def _breakpoints(ctx: Context, p: P.BreakpointScope) -> dict[str, Any]:
     store = ctx.manager.breakpoints
+    for moved in store.refresh():  # where their files' edits took them, even with no session to poll for them
+        await ctx.manager.sync_breakpoints(moved)
     return {"breakpoints": store.list(_owner(ctx, p.session)), "exceptions": store.exceptions}
 
 
