@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/kernel_bench.py
 	$(BIN)/python bench/server_bench.py
 	$(BIN)/python bench/mcp_bench.py
+	$(BIN)/python bench/editors_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

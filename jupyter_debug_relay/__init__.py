@@ -1,5 +1,6 @@
 """A debugging toolkit inside a Jupyter kernel: debug other programs from a notebook."""
 
+from . import dapserver  # noqa: F401  (registers the DAP server as the `expose` operation's opener)
 from .errors import RelayError, Unsupported
 from .facade.handles import DapSessionHandle, MycelSessionHandle, SessionHandle
 from .facade.relay import Relay

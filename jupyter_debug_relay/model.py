@@ -167,6 +167,8 @@ class Breakpoint:
     status: str = "pending"
     pattern: str | None = None  # an output breakpoint's regular expression
     session: str | None = None  # the one session it belongs to (made through that session); None: every session
+    content: str | None = None  # a line breakpoint given by content: the text its line holds, found again on edits
+    warning: str = ""  # a doubt about its line: an ambiguous or weak content match, a line edited away
 
 
 @dataclass

@@ -107,7 +107,7 @@ def state_text(info: SessionInfo, describe_stop: Callable[[StopInfo], str] = sto
 def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short_path) -> str:
     """``breakpoint 3 at app.py:12 if i == 3 hit >=2 — verified`` (or why it is not)."""
     if bp.kind == "line":
-        where = f"{shorten(bp.path)}:{bp.line}"
+        where = f"{shorten(bp.path)}:{bp.line}" + (f" ({bp.content.strip()!r})" if bp.content else "")
     elif bp.kind == "function":
         where = f"function {bp.name}"
     elif bp.kind == "stage":
@@ -128,7 +128,7 @@ def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short
         status = "verified"
     else:
         status = "not verified" + (f": {bp.message}" if bp.message else " yet (checked when a session starts)")
-    return f"breakpoint {bp.id} at {where}{extras} — {status}"
+    return f"breakpoint {bp.id} at {where}{extras} — {status}" + (f"; warning: {bp.warning}" if bp.warning else "")
 
 
 def watch_lines(watches: list[Watch]) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 import pytest
@@ -262,6 +263,10 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     mine = same([{"ok": [p["command"] for p in r["ok"] if p["pid"] == os.getpid()]} for r in listed], "processes")
     assert len(mine) == 1, listed  # this test's own process, a Python process of the same user
     REACHED.add("processes")
+    exposed = [t.py("relay.operations.call('expose', {'session': 'py', 'read_only': True})['url']"),
+               t.magic("%dbg expose mg --read-only", "url"), t.comm("expose", "url", readOnly=True)]
+    assert all(re.fullmatch(r"dap://127\.0\.0\.1:\d+", e["ok"]) for e in exposed), exposed
+    REACHED.add("expose")  # what a DAP client does there: tests/test_dapserver.py
     # -- what a launched debugpy session refuses, refused alike
     same_error([t.py("s.detach()"), t.magic("%dbg detach --session mg", None), t.comm("detach", None)],
                "detach", "unsupported")

@@ -36,7 +36,7 @@ class Verb:
 
 VERBS = (Verb("pause", "pause"), Verb("continue", "continue"), Verb("next", "next"), Verb("step-in", "step_in"),
          Verb("step-out", "step_out"), Verb("eval", "evaluate", ("expression",)),
-         Verb("snapshot", "snapshot"))
+         Verb("snapshot", "snapshot"), Verb("dap", "expose"))
 BP_VERBS = (Verb("add", "add_breakpoint", hidden=("kind", "path", "line", "name", "flow", "stage", "rule_index")),
             Verb("list", "breakpoints"), Verb("rm", "remove_breakpoint", ("id",)))
 INSPECT = ("stack", "variables", "threads", "all")
@@ -93,7 +93,7 @@ def register(verbs: Any) -> None:
     for verb in BP_VERBS:
         parser = bp_verbs.add_parser(verb.word, help=OPERATIONS[verb.operation].summary)
         if verb.word == "add":
-            parser.add_argument("place", metavar="FILE:LINE")
+            parser.add_argument("place", metavar="FILE:LINE", help="FILE:LINE, or FILE with --content")
         add_fields(parser, verb)
         _common(parser)
         parser.set_defaults(run=lambda o, v=verb: _send_one(o, v.operation, _bp_args(o, v)))
@@ -107,10 +107,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _bp_args(options: argparse.Namespace, verb: Verb) -> dict[str, Any]:
     args = fields_of(options, verb)
-    if verb.word == "add":
+    if verb.word == "add" and args.get("content"):  # FILE --content TEXT: the line holding TEXT
+        args.update(path=os.path.abspath(os.path.expanduser(options.place)))
+    elif verb.word == "add":
         path, sep, line = options.place.rpartition(":")
         if not sep or not line.isdigit():
-            raise RelayError("invalid_request", f"{options.place!r} is not FILE:LINE.", "e.g. bp add app.py:12")
+            raise RelayError("invalid_request", f"{options.place!r} is not FILE:LINE.",
+                             'e.g. bp add app.py:12, or bp add app.py --content "total += x"')
         args.update(path=os.path.abspath(os.path.expanduser(path)), line=int(line))
     return args
 
@@ -156,6 +159,9 @@ def _send_one(options: argparse.Namespace, operation: str, args: dict[str, Any])
         if operation not in MOVES or exc.code != "target_exited":
             raise
         result = {"state": "terminated", "stop": None, "exit_code": exc.details.get("exit_code")}
+    if operation == "expose" and result.get("connection_file"):  # the recording masks the token; its file does not
+        with open(result["connection_file"]) as f:
+            result["token"] = json.load(f)["token"]
     show(Printer(options.json), operation, result)
     return 0
 
@@ -202,6 +208,8 @@ def show(printer: Printer, operation: str, result: Any) -> None:
         printer.text(stop_line(result))
     elif operation == "snapshot":
         printer.text(snapshot.render(result, short_path))
+    elif operation == "expose":
+        printer.text(f"{result['url']} token {result['token']}" + (" (read-only)" if result.get("read_only") else ""))
     elif operation == "evaluate":
         var = result["variable"]
         printer.text(f"{var.get('value')}" + (f"  ({var['type']})" if var.get("type") else ""))

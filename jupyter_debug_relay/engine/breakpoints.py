@@ -8,6 +8,7 @@ import re
 
 from ..errors import RelayError
 from ..model import Breakpoint, BreakpointResult
+from ..source import anchors
 from ..source import cel as cel_source
 from ..source import python as python_source
 
@@ -26,6 +27,7 @@ class BreakpointStore:
         self._items: dict[int, Breakpoint] = {}
         self._missing: set[int] = set()  # line breakpoints whose file does not exist yet
         self._ids = itertools.count(1)
+        self._texts: dict[str, tuple[tuple[int, int], str]] = {}  # path -> (mtime_ns, size), the text lines refer to
         self.exceptions = "uncaught"  # the default of sessions started without a mode of their own
         self.exception_types: list[str] = []  # the exception mode applies to these types only (empty: every type)
         self.stop_on_condition_error = True  # a condition that fails to evaluate stops, as in VS Code
@@ -55,15 +57,20 @@ class BreakpointStore:
     def add_line(
         self,
         path: str,
-        line: int,
+        line: int | None,
         condition: str | None = None,
         hit_condition: str | None = None,
         log_message: str | None = None,
         session: str | None = None,
+        content: str | None = None,
     ) -> Breakpoint:
+        """A breakpoint on ``line``, or (``content`` given) on the line holding that text, near ``line`` if given."""
         path = os.path.abspath(os.path.expanduser(path))
+        warning = ""
+        if content is not None:
+            line, warning = self._anchor(path, content, line)
         try:
-            line = int(line)
+            line = int(line)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             raise RelayError("invalid_line", f"{line!r} is not a line number.") from None
         if line < 1:
@@ -82,15 +89,66 @@ class BreakpointStore:
                         setattr(other, key, value)
                     was = ", ".join(f"{key} {value!r}" for key, value in before.items() if value) or "no condition"
                     other.message = f"replaced breakpoint {other.id} on this line (it had {was})"
+                other.content, other.warning = content or other.content, warning or other.warning
                 return other
         bp = Breakpoint(id=0, kind="line", path=path, line=line, condition=condition or None,
-                        hit_condition=hit_condition or None, log_message=log_message or None, session=session)
+                        hit_condition=hit_condition or None, log_message=log_message or None, session=session,
+                        content=content, warning=warning)
         missing = self._check_line(bp, strict=True)
+        self._remember(path)
         bp.id = next(self._ids)
         self._items[bp.id] = bp
         if missing:
             self._missing.add(bp.id)
         return bp
+
+    def _anchor(self, path: str, content: str, near: int | None) -> tuple[int | None, str]:
+        """The line of ``path`` holding ``content`` and the match's warning; a file not there yet keeps ``near``."""
+        if not content.strip():
+            raise RelayError("invalid_request", "A breakpoint by content needs the text of its line.",
+                             'e.g. %bp app.py:"total += x"', {"field": "content"})
+        if not os.path.isfile(path):
+            return near or 1, f"{os.path.basename(path)} does not exist yet: its line is looked up when it does"
+        self.edited()  # other breakpoints of the file follow its edits before a line of the new text is taken
+        anchor = anchors.find(_read(path), content, near)
+        if anchor.line is None:
+            raise RelayError("invalid_line", f"No line of {os.path.basename(path)} holds {content.strip()!r}.",
+                             "Give text copied from the line, e.g. %bp app.py:\"total += x\".",
+                             {"path": path, "content": content})
+        return anchor.line, anchor.warning
+
+    def _remember(self, path: str) -> None:
+        """Keep the text of ``path`` its line breakpoints refer to, to follow its edits."""
+        key = _key(path)
+        if key is not None and self._texts.get(path, (None,))[0] != key:
+            self._texts[path] = (key, _read(path))
+
+    def edited(self) -> list[Breakpoint]:
+        """Move the line breakpoints of files edited since they were set (diffing old and new text); the moved."""
+        moved = []
+        kept = {bp.path for bp in self._items.values() if bp.kind == "line"}
+        for path, (key, old) in list(self._texts.items()):
+            if path not in kept:  # its breakpoints are gone
+                del self._texts[path]
+                continue
+            now = _key(path)
+            if now is None or now == key:
+                continue
+            new = _read(path)
+            self._texts[path] = (now, new)
+            for bp in self._items.values():
+                if bp.kind != "line" or bp.path != path or bp.line is None:
+                    continue
+                where = anchors.follow(old, new, bp.line)
+                if bp.content:
+                    found = anchors.find(new, bp.content, where.line)
+                    where = found if found.line is not None else anchors.Anchor(where.line, found.warning)
+                if (where.line, where.warning) != (bp.line, bp.warning):
+                    bp.line, bp.warning = where.line, where.warning
+                    bp.verified, bp.status = False, "unverified"
+                    self._check_line(bp)
+                    moved.append(bp)
+        return moved
 
     def _check_line(self, bp: Breakpoint, strict: bool = False) -> bool:
         """Mark a line breakpoint pending (its file is missing: returns True), or refused if its line has no code."""
@@ -102,11 +160,10 @@ class BreakpointStore:
         bp.message = ""
         if not bp.path.endswith(".py"):
             return False
+        source = _read(bp.path)
         try:
-            with open(bp.path, encoding="utf-8", errors="replace") as f:
-                source = f.read()
             lines = python_source.executable_lines(source, bp.path)
-        except (OSError, SyntaxError, ValueError):
+        except (SyntaxError, ValueError):
             return False  # the launch reports a broken file; the adapter judges the line
         count = source.count("\n") + (0 if source.endswith("\n") or not source else 1)
         if bp.line > count and strict:
@@ -124,11 +181,19 @@ class BreakpointStore:
         found = []
         for bp_id in list(self._missing):
             bp = self._items[bp_id]
+            if bp.content and os.path.isfile(bp.path or ""):
+                found = anchors.find(_read(bp.path or ""), bp.content, bp.line)
+                bp.line, bp.warning = found.line or bp.line, found.warning
             if not self._check_line(bp):
+                self._remember(bp.path or "")
                 self._missing.discard(bp_id)
                 bp.status = "unverified" if bp.status == "pending" else bp.status  # until a session says more
                 found.append(bp)
         return found
+
+    def refresh(self) -> list[Breakpoint]:
+        """The breakpoints to send again: those whose file appeared, and those moved by edits of their file."""
+        return [*self.appeared(), *self.edited()]
 
     def sendable(self, bp: Breakpoint, pending: bool = False) -> bool:
         """Whether a backend should receive this breakpoint: enabled, its file there (or ``pending``), not a refused
@@ -229,3 +294,20 @@ class BreakpointStore:
         bp.message = result.message if result.verified else result.message or bp.message
         bp.status = "verified" if result.verified else "refused" if result.refused else "unverified"
         return bp if (bp.verified, bp.line, bp.message, bp.status) != before else None
+
+
+def _key(path: str) -> tuple[int, int] | None:
+    """What tells that a file changed (modification time, size); None when it is not there."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""

@@ -115,10 +115,10 @@ class SessionManager:
             sub.close()
 
     async def _housekeeping(self) -> None:
-        """Once a second: send breakpoints whose file appeared, stop idle sessions."""
+        """Once a second: send breakpoints whose file appeared or moved with its edits, stop idle sessions."""
         while True:
             await asyncio.sleep(min(1.0, max(self.idle_timeout / 4, 0.05)))
-            for bp in self.breakpoints.appeared():
+            for bp in self.breakpoints.refresh():
                 await self.sync_breakpoints(bp)
             now = time.time()
             for session in list(self.sessions.values()):

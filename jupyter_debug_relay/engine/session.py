@@ -166,7 +166,7 @@ class Session(BackendEvents):
         """Start the backend with the relay's breakpoints; a failure leaves the session ``failed``."""
         self._set_state("launching")
         store = self.manager.breakpoints
-        store.appeared()  # a pending file that exists by now is sent with the rest
+        store.refresh()  # a pending file that exists by now is sent with the rest, edited files' lines moved
         self.backend.stop_on_condition_error = store.stop_on_condition_error
         self.backend.exception_types = tuple(store.exception_types)
         try:

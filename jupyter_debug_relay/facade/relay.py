@@ -12,7 +12,7 @@ import atexit
 import concurrent.futures
 import threading
 import weakref
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from ..engine.events import Event
@@ -65,6 +65,7 @@ class Relay:
         self._manager = SessionManager(output_cap, idle_timeout, max_value_length, store)
         self.profiles = ProfileStore()  # named breakpoint sets in the home
         self._closed = False
+        self._closers: list[Callable[[], Awaitable[None]]] = []
         self.operations = Dispatcher(self)
         if store is not None:
             store.runner, store.known = self.operations.run_in, OPERATIONS
@@ -230,6 +231,7 @@ class Relay:
         if self._closed:
             return
         try:
+            self.call(self._close_front_ends(), 5.0)
             self.call(self._manager.close(), 20.0)
         except RelayError:
             pass
@@ -237,6 +239,14 @@ class Relay:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5.0)
         _open_relays.discard(self)
+
+    def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Have ``closer()`` awaited on the relay loop when the relay closes (a front end serving from the loop)."""
+        self._closers.append(closer)
+
+    async def _close_front_ends(self) -> None:
+        closers, self._closers = self._closers, []
+        await asyncio.gather(*(closer() for closer in closers), return_exceptions=True)
 
     def __enter__(self) -> Relay:
         return self
@@ -257,10 +267,11 @@ class Breakpoints:
     def _op(self, operation: str, /, **args: Any) -> Any:
         return self._relay.operations.call(operation, args)
 
-    def add(self, path: str, line: int, condition: str | None = None, hit_condition: str | None = None,
-            log_message: str | None = None) -> Breakpoint:
+    def add(self, path: str, line: int | None = None, condition: str | None = None, hit_condition: str | None = None,
+            log_message: str | None = None, content: str | None = None) -> Breakpoint:
+        """A breakpoint on ``line`` of ``path``, or on the line holding ``content`` (found again after edits)."""
         return self._op("add_breakpoint", path=path, line=line, condition=condition, hit_condition=hit_condition,
-                        log_message=log_message)["breakpoint"]
+                        log_message=log_message, content=content)["breakpoint"]
 
     def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
         return self._op("add_breakpoint", kind="function", name=name, condition=condition)["breakpoint"]
@@ -288,7 +299,8 @@ class Breakpoints:
         return self._op("condition_errors", stop=stop)["stop_on_error"]
 
     def list(self) -> list[Breakpoint]:
-        return self._relay._run(lambda: self._store().list())
+        """Every breakpoint, where the edits of its file took it."""
+        return self._op("breakpoints")["breakpoints"]
 
     def get(self, bp_id: int) -> Breakpoint:
         return self._relay._run(lambda: self._store().get(bp_id))

@@ -179,6 +179,7 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
           positional=("source",), addresses_session=False,
           extras=(Extra("source", metavar="UID_OR_FILE", positional=True,
                         help="A recording's uid (or a unique prefix, or current), its folder or its events.jsonl."),)),
+    Magic("expose", "Agents", "expose", positional=("session",)),
     Magic("serve", "Agents", summary="Serve this kernel's sessions over HTTP (MCP at /mcp) for an agent, on a thread; "
           "`serve stop` ends it.", positional=("action",), addresses_session=False,
           extras=(Extra("action", metavar="[stop]", positional=True,

@@ -28,6 +28,7 @@ class BpCommand:
 
 _LINE_CLAUSES = re.compile(r"(if|hit|log)(?=\s|$)")
 _STAGE_CLAUSES = re.compile(r"(if|rule)(?=\s)")
+_CONTENT = re.compile(r"""(.+?):(["'])(.*)\2""", re.DOTALL)  # FILE:"text of the line"
 
 
 def _clauses(text: str, keywords: re.Pattern[str]) -> tuple[str, dict[str, str]]:
@@ -122,8 +123,8 @@ def parse_bp_line(line: str) -> BpCommand:
     condition = clauses.get("if") or None
     if "if" in clauses and not condition:
         raise RelayError("invalid_condition", "`if` needs a condition after it.", "e.g. %bp app.py:12 if i == 3")
-    if first == "func":
-        words = split(head)[1:]
+    if first == "func" or first.startswith("function:"):
+        words = split(head)[1:] if first == "func" else [first.partition(":")[2], *split(head)[1:]]
         if len(words) != 1:
             raise RelayError("invalid_request", "Usage: %bp func NAME [if CONDITION].")
         return BpCommand("func", Breakpoint(id=0, kind="function", name=words[0], condition=condition))
@@ -138,6 +139,16 @@ def parse_bp_line(line: str) -> BpCommand:
             raise RelayError("invalid_request", f"`rule` takes a rule index, not {rule!r}.") from None
         return BpCommand("stage", Breakpoint(id=0, kind="stage", flow=words[0], stage=words[1], rule_index=rule_index,
                                              condition=condition))
+    by_content = _CONTENT.fullmatch(head)
+    if by_content:  # FILE:"text of the line"
+        path_words = split(by_content.group(1))
+        if len(path_words) != 1:
+            raise RelayError("invalid_request", f"Cannot read {by_content.group(1)!r} as a file.",
+                             'Usage: %bp FILE:"TEXT OF THE LINE"; quote a path with spaces.')
+        return BpCommand("line", Breakpoint(id=0, kind="line", path=path_words[0], content=by_content.group(3)
+                                            .replace("\\" + by_content.group(2), by_content.group(2)),
+                                            condition=condition, hit_condition=clauses.get("hit") or None,
+                                            log_message=clauses.get("log") or None))
     words = split(head)
     if len(words) != 1 or ":" not in words[0]:
         raise RelayError("invalid_request", f"Cannot read {head!r} as FILE:LINE.",

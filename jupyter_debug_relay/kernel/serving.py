@@ -1,4 +1,5 @@
-"""``%debug_session serve [--port P] [--token T] | serve stop``: this kernel's relay over HTTP and MCP."""
+"""``%debug_session serve [--port P] [--token T] | serve stop``: this kernel's relay over HTTP and MCP; ``expose
+[SESSION] [--read-only]``: a session over DAP for editors."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from .results import Result
 
 
 class ServeWords(Words):
-    """The ``serve`` word of ``%debug_session``; holds the server while it runs."""
+    """The ``serve`` and ``expose`` words of ``%debug_session``; holds the server of ``serve`` while it runs."""
 
     def __init__(self, context: Context) -> None:
         super().__init__(context)
@@ -53,3 +54,11 @@ class ServeWords(Words):
         atexit.unregister(self.stop_serving)
         server.stop()
         return server.url
+
+    def do_expose(self, command: Command) -> Result:
+        handle = self.context.session(command.args.get("session"))
+        served = self.context.run(command, handle)
+        result = Result(f"{handle.name} served over DAP at {served['url']} token {served['token']}"
+                        + (" (read-only)" if served["read_only"] else ""))
+        result.url, result.port, result.token = served["url"], served["port"], served["token"]
+        return result

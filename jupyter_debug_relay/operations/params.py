@@ -168,12 +168,16 @@ class InputParams(SessionParams):
 
 
 class AddBreakpointParams(Params):
-    """A breakpoint of the relay: line (path, line), function (name), Mycel stage (flow, stage) or output (pattern)."""
+    """A breakpoint of the relay: line (path, line or content), function (name), Mycel stage (flow, stage) or output
+    (pattern)."""
 
     kind: Literal["line", "function", "stage", "output"] = Field(
-        "line", description='line (path, line), function (name), stage (flow, stage) or output (pattern).')
+        "line", description='line (path, line or content), function (name), stage (flow, stage) or output (pattern).')
     path: Text | None = Field(None, description='The source file.')
-    line: Line | None = Field(None, description='The line (1-based).')
+    line: Line | None = Field(None, description='The line (1-based); with content, the line to look near.')
+    content: Text | None = Field(
+        None, description='Instead of a line: text of the line to stop at (e.g. "total += x"), found again when '
+        'the file is edited.')
     name: Text | None = Field(None, description='The function, for a function breakpoint.')
     flow: Text | None = Field(None, description='The Mycel flow.')
     stage: Text | None = Field(None, description='The Mycel pipeline stage.')

@@ -28,7 +28,7 @@ from ..model import (
     VariablePage,
     Watch,
 )
-from . import created, keeping, mycel, snapshot, tools, watching
+from . import created, editors, keeping, mycel, snapshot, tools, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
 
@@ -223,6 +223,8 @@ def _seen(ctx: Context, p: P.BreakpointIdParams) -> Breakpoint:
 
 async def _breakpoints(ctx: Context, p: P.BreakpointScope) -> dict[str, Any]:
     store = ctx.manager.breakpoints
+    for moved in store.refresh():  # where their files' edits took them, even with no session to poll for them
+        await ctx.manager.sync_breakpoints(moved)
     return {"breakpoints": store.list(_owner(ctx, p.session)), "exceptions": store.exceptions}
 
 
@@ -236,8 +238,8 @@ async def _add_breakpoint(ctx: Context, p: P.ScopedBreakpointParams) -> dict[str
     store = ctx.manager.breakpoints
     owner = _owner(ctx, p.session)
     if p.kind == "line":
-        _required(p, "line", "path", "line")
-        bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message, owner)
+        _required(p, "line", "path", *(() if p.content else ("line",)))
+        bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message, owner, p.content)
     elif p.kind == "function":
         _required(p, "function", "name")
         bp = store.add_function(p.name, p.condition, owner)
@@ -451,6 +453,7 @@ OPERATIONS.update({op.name: op for op in created.operations(OPERATIONS)})
 OPERATIONS.update({op.name: op for op in tools.OPERATIONS})
 OPERATIONS.update({op.name: op for op in watching.OPERATIONS})
 OPERATIONS.update({op.name: op for op in snapshot.OPERATIONS})
+OPERATIONS.update({op.name: op for op in editors.OPERATIONS})
 OPERATIONS.update({op.name: op for op in keeping.operations(OPERATIONS)})
 
 # What each result key holds: the type the HTTP API's and MCP's result schemas are made from.
@@ -466,6 +469,7 @@ RESULT_TYPES: dict[str, Any] = {
 }
 RESULT_TYPES.update(tools.RESULT_TYPES)
 RESULT_TYPES.update(snapshot.RESULT_TYPES)
+RESULT_TYPES.update(editors.RESULT_TYPES)
 
 # Mycel's own verbs: a group of their own.
 OPERATIONS.update({op.name: op for op in mycel.OPERATIONS})

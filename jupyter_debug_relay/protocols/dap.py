@@ -44,8 +44,9 @@ def encode(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
-    """The next message, or None at a clean end of stream; a broken frame is a ``protocol_error``."""
+async def read_message(reader: asyncio.StreamReader, limit: int | None = None) -> dict[str, Any] | None:
+    """The next message, or None at a clean end of stream; a broken frame is a ``protocol_error``, and so is a body
+    over ``limit`` bytes when given (a peer not yet trusted)."""
     length: int | None = None
     for count in range(MAX_HEADER_LINES + 1):
         try:
@@ -71,6 +72,8 @@ async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
         raise _frame_error("too many header lines")
     if length is None or length < 0:
         raise _frame_error("no Content-Length header")
+    if limit is not None and length > limit:
+        raise _frame_error(f"a body of {length:,} bytes is over the {limit:,}-byte cap of this stage")
     if length > MAX_BODY:
         return await _skip_oversized(reader, length)
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import json
 import os
 import secrets
 import socket
@@ -15,6 +14,7 @@ from typing import Any
 import uvicorn
 
 from ..errors import RelayError
+from ..tokens import remove_token_file, write_token_file
 from .app import ServerConfig, create_app
 
 TOKEN_ENV = "JUPYTER_DEBUG_RELAY_TOKEN"
@@ -86,16 +86,8 @@ class RelayServer:
         await send({"type": "lifespan.shutdown.complete"})
 
     def _write_token_file(self) -> str:
-        from jupyter_core.paths import jupyter_runtime_dir
-
-        folder = jupyter_runtime_dir()
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        path = os.path.join(folder, f"jupyter-debug-relay-{os.getpid()}-{self.config.port}.json")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump({"url": self.url, "token": self.config.token, "pid": os.getpid()}, f)
-        return path
+        return write_token_file(f"jupyter-debug-relay-{os.getpid()}-{self.config.port}.json",
+                                {"url": self.url, "token": self.config.token, "pid": os.getpid()})
 
     def request_exit(self) -> None:
         """Stop serving soon (after the answer in flight)."""
@@ -133,10 +125,8 @@ class RelayServer:
         """Let go of the socket, the persisted state and the token file (again: nothing)."""
         self.api.persistence.close()
         self._sock.close()
-        if self.token_file:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.token_file)
-            self.token_file = None
+        remove_token_file(self.token_file)
+        self.token_file = None
 
 
 def _mcp(relay: Any, config: ServerConfig) -> tuple[Any, Callable[[], contextlib.AbstractAsyncContextManager[Any]]]:
