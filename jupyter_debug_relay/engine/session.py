@@ -23,6 +23,7 @@ from ..model import (
     as_dict,
 )
 from ..source.lines import file_line, line_of
+from .link import Link
 from .output import OutputRing
 from .output_watch import Hit, OutputWatch
 
@@ -61,7 +62,7 @@ class SessionHost(Protocol):
 FINISHED_KEPT = 200  # finished threads remembered for the steps that ran them to their end
 
 
-class Session(BackendEvents):
+class Session(Link, BackendEvents):
     """A session's state (created → launching → running ⇄ paused → terminated | failed)."""
 
     def __init__(
@@ -152,6 +153,7 @@ class Session(BackendEvents):
             raise RelayError("not_paused", f"Session {self.name} is {self.state}, not paused.")
 
     def require_live(self) -> None:
+        self.check_link()
         if self.state == "terminated":
             how = "was stopped by the user" if self.stopped_by_user else f"has ended (exit code {self.exit_code})"
             raise RelayError("target_exited", f"Session {self.name} {how}.",

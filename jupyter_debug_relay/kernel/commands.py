@@ -23,6 +23,7 @@ from .help import HELP, word_help
 from .keeping import KeepingCommands
 from .mycel_commands import MycelCommands
 from .parsing import BpCommand, parse_bp_line
+from .remotes import RemoteCommands
 from .replaying import ReplayResult
 from .results import (
     BreakpointsResult,
@@ -63,7 +64,7 @@ def guarded(run: Callable[[Any, str], Result]) -> Callable[[Any, str], Any]:
     return wrapper
 
 
-class Commands(MycelCommands, EditingCommands, WatchCommands, KeepingCommands, ServeCommands):
+class Commands(MycelCommands, EditingCommands, WatchCommands, KeepingCommands, ServeCommands, RemoteCommands):
     """Runs magic lines against one ``Relay``; remembers the current session and the selected frame."""
 
     def __init__(self, relay: Relay, namespace: dict[str, Any] | None = None) -> None:

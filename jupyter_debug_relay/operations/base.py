@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from ..engine.manager import SessionManager
 from ..engine.session import Session
 from ..errors import RelayError
+from ..remote.registry import Remotes
 from ..store.profiles import ProfileStore
 from . import params as P
 
@@ -16,10 +17,12 @@ Run = Callable[[Any, Any], Awaitable[Any]]  # a dict of model objects, or one mo
 
 
 class Context(Protocol):
-    """What an operation runs against: the relay's session manager, its breakpoint profiles and request timeout."""
+    """What an operation runs against: the relay's session manager, breakpoint profiles, remote relays and request
+    timeout."""
 
     manager: SessionManager
     profiles: ProfileStore
+    remotes: Remotes
     request_timeout: float
 
 
