@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/backends_bench.py
 	$(BIN)/python bench/kernel_bench.py
 	$(BIN)/python bench/server_bench.py
+	$(BIN)/python bench/remote_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

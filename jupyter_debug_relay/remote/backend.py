@@ -19,7 +19,7 @@ from .stream import RemoteEvent, follow
 log = logging.getLogger(__name__)
 
 STEPS = {"continue": "continue", "next": "step-over", "stepIn": "step-into", "stepOut": "step-out"}
-RETRY_MAX = 1.0  # seconds between attempts to reach a remote that went away, at most
+RETRY_MAX = 0.5  # seconds between attempts to reach a remote that went away, at most
 _ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
 
 
