@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -229,3 +232,39 @@ def test_events_reach_a_reader_that_attached_while_launching(remote, relay):
     assert "quick" in "".join(c.text for c in call(relay, "output", session=name).chunks)
 
 
+
+
+def test_the_cli_adds_lists_and_removes_remotes_of_a_sessions_relay(remote, tmp_path):
+    home = tmp_path / "home"
+    with Relay(home=str(home), request_timeout=20) as relay:
+        relay.create(name="anchor")  # a live session: the CLI's commands go to the relay that owns it
+        env = {**os.environ, "JUPYTER_DEBUG_RELAY_HOME": str(home)}
+
+        def cli(*words: str) -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, "-m", "jupyter_debug_relay.cli", *words], env=env,
+                                  capture_output=True, text=True, timeout=60)
+
+        added = cli("remote", "add", "lab", remote.url, "--token-file", str(remote.token_file), "--json")
+        assert added.returncode == 0, added.stderr
+        assert json.loads(added.stdout)["remote"]["name"] == "lab"
+        assert TOKEN not in added.stdout
+        listed = json.loads(cli("remote", "list", "--json").stdout)["remotes"]
+        assert [(r["name"], r["state"]) for r in listed] == [("lab", "connected")]
+        assert cli("remote", "remove", "lab").returncode == 0
+        assert relay.operations.call("remote_list")["remotes"] == []
+
+
+def test_the_http_api_adds_a_remote_and_drives_its_session(remote):
+    from server_fixtures import live_server, ok
+
+    app = remote.write("http_app.py", "x = 1\nx += 1  # two\nprint(x)\n")
+    with live_server() as (_, http):
+        ok(http.post("/remotes", json={"name": "lab", "url": remote.url, "token_file": str(remote.token_file)}))
+        here = ok(http.post("/sessions", json={}))["session"]["id"]
+        started = ok(http.post(f"/sessions/{here}/launch", json={"program": app, "on": "lab", "stop_on_entry": True}))
+        assert started["state"] == "paused" and started["session"]["name"].startswith("lab/")
+        stepped = ok(http.post(f"/sessions/{here}/step-over", json={}))
+        assert stepped["stop"]["frame"]["line"] == 2 and stepped["stop"]["source_line"].strip() == "x += 1  # two"
+        assert [r["sessions"] for r in ok(http.get("/remotes"))["remotes"]] == [[started["session"]["name"]]]
+        ok(http.post(f"/sessions/{here}/terminate", json={}))
+        ok(http.delete("/remotes/lab"))
