@@ -1,4 +1,5 @@
-"""A session whose link to its peer can go down and come back (a remote relay's): the state ``disconnected``."""
+"""A session whose link to its peer can go down and come back: the state ``disconnected`` (a remote relay's, back by
+itself) and ``reconnect`` (a Mycel socket's, asked for)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ class Link:
     ended: bool
     _set_state: Any
     on_breakpoint: Any
+    start: Any
+    stop: Any
+    error: Any
     _before_disconnect = "running"
 
     def on_disconnected(self) -> None:
@@ -32,13 +36,26 @@ class Link:
             self._set_state(self._before_disconnect)
             self.manager.spawn(self.send_breakpoints())
 
-    async def send_breakpoints(self) -> None:
-        """The relay's breakpoints that apply to this session, to its backend; their results recorded."""
+    def sendable(self) -> tuple[list[Any], str]:
+        """The relay's breakpoints that apply to this session, and its exception mode: what its backend is sent."""
         store = self.manager.breakpoints
-        sent = [bp for bp in store.list(self.id) if store.sendable(bp, self.backend.binds_pending)]
-        await self.backend.apply_breakpoints(sent, store.exceptions if self.exceptions is None else self.exceptions)
+        return ([bp for bp in store.list(self.id) if store.sendable(bp, self.backend.binds_pending)],
+                store.exceptions if self.exceptions is None else self.exceptions)
+
+    def took_breakpoints(self) -> None:
+        """Record what the backend said of the breakpoints it was sent."""
         for bp_id, result in self.backend.breakpoint_results.items():
             self.on_breakpoint(bp_id, result)
+
+    async def send_breakpoints(self) -> None:
+        await self.backend.apply_breakpoints(*self.sendable())
+        self.took_breakpoints()
+
+    async def reconnect(self) -> None:
+        """Open the same backend's connection again (after it dropped), with the relay's breakpoints as they are."""
+        await self.backend.close()
+        self.stop, self.error = None, None
+        await self.start()
 
     def check_link(self) -> None:
         if self.state == "disconnected":

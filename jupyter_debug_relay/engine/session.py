@@ -172,14 +172,12 @@ class Session(Link, BackendEvents):
         self.backend.stop_on_condition_error = store.stop_on_condition_error
         self.backend.exception_types = tuple(store.exception_types)
         try:
-            sent = [bp for bp in store.list(self.id) if store.sendable(bp, self.backend.binds_pending)]
-            await self.backend.start(sent, store.exceptions if self.exceptions is None else self.exceptions)
+            await self.backend.start(*self.sendable())
         except BaseException as exc:
             error = exc if isinstance(exc, RelayError) else RelayError("adapter_failed", f"The start failed: {exc}")
             await self._fail(error)
             raise error from None
-        for bp_id, result in self.backend.breakpoint_results.items():
-            self.on_breakpoint(bp_id, result)
+        self.took_breakpoints()
         if self.state == "launching":
             self._set_state("running")
         self.touch()  # idle time counts from when the target is up
@@ -203,12 +201,6 @@ class Session(Link, BackendEvents):
         self.backend = self.factory(self)
         self.stop, self.exit_code, self.error, self.stopped_by_user = None, None, None, False
         self.on_output("console", f"--- {self.name} restarted ---\n")  # where the new run's output begins
-        await self.start()
-
-    async def reconnect(self) -> None:
-        """Open the same backend's connection again (after it dropped), with the relay's breakpoints as they are."""
-        await self.backend.close()
-        self.stop, self.error = None, None
         await self.start()
 
     async def terminate(self) -> None:
