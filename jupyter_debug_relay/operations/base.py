@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.manager import SessionManager
 from ..engine.session import Session
 from ..errors import RelayError
-from ..remote.registry import Remotes
 from ..store.profiles import ProfileStore
 from . import params as P
+
+if TYPE_CHECKING:
+    from ..remote.registry import Remotes
 
 Run = Callable[[Any, Any], Awaitable[Any]]  # a dict of model objects, or one model object
 

@@ -6,17 +6,18 @@ to the remote's HTTP API and takes its events from the remote's event stream.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, StrictStr
 
 from ..engine.session import Session
 from ..errors import RelayError
-from ..remote.backend import RemoteBackend
-from ..remote.client import Remote, read_token
-from ..remote.registry import Remotes
 from . import params as P
 from .base import Context, Operation
+
+if TYPE_CHECKING:
+    from ..remote.client import Remote
+    from ..remote.registry import Remotes
 
 
 class RemoteAddParams(P.Params):
@@ -42,11 +43,13 @@ def remotes(ctx: Context) -> Remotes:
 def mirrors(ctx: Context, remote: Remote) -> list[Session]:
     """The sessions here that stand for ``remote``'s sessions."""
     return [s for s in ctx.manager.sessions.values()
-            if isinstance(s.backend, RemoteBackend) and s.backend.remote is remote]
+            if s.backend.kind == "remote" and s.backend.remote is remote]
 
 
 async def mirror(ctx: Context, remote: Remote, remote_id: str, plan: dict[str, Any] | None = None) -> Session:
     """A session here for ``remote``'s session ``remote_id``, started (its target too when ``plan`` says how)."""
+    from ..remote.backend import RemoteBackend  # here, not at the top: it brings an HTTP client
+
     timeout = ctx.request_timeout
     return await ctx.manager.start(lambda events: RemoteBackend(events, remote, remote_id, plan, timeout),
                                    f"{remote.name}/{remote_id}")
@@ -78,6 +81,8 @@ async def start_on(ctx: Context, name: str, operation: str, args: dict[str, Any]
 
 
 async def _add(ctx: Context, p: RemoteAddParams) -> dict[str, Any]:
+    from ..remote.client import read_token
+
     remote = await remotes(ctx).add(p.name, p.url, read_token(p.token_file), p.fingerprint, ctx.request_timeout)
     try:
         sessions = await discover(ctx, remote)

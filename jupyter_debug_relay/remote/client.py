@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import socket
 import ssl
@@ -14,18 +13,7 @@ import httpx
 
 from ..errors import RelayError
 from . import tls
-
-LOOPBACK_NAMES = ("localhost",)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine only (127.0.0.0/8, ::1, localhost)."""
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+from .tls import is_loopback
 
 
 def read_token(path: str) -> str:

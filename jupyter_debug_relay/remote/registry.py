@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..errors import RelayError
-from .client import Remote
+
+if TYPE_CHECKING:
+    from .client import Remote
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,39}")
 
@@ -33,6 +36,8 @@ class Remotes:
         if name in self.items:
             raise RelayError("invalid_request", f"A remote relay is already named {name!r}.",
                              f"Remove it first (remote remove {name}) or pick another name.", {"field": "name"})
+        from .client import Remote  # here, not at the top: a relay with no remote never loads an HTTP client
+
         remote = Remote(name, url, token, fingerprint, timeout)
         try:
             await remote.check()

@@ -1,5 +1,6 @@
-"""TLS for a relay served beyond loopback: a self-signed certificate, its SHA-256 fingerprint, and a client
-context that accepts one certificate by that fingerprint and refuses any other during the handshake."""
+"""TLS for a relay served beyond loopback: which hosts are loopback, a self-signed certificate, its SHA-256
+fingerprint, and a client context that accepts the one certificate with that fingerprint, checked in the
+handshake."""
 
 from __future__ import annotations
 
@@ -13,6 +14,16 @@ import ssl
 from ..errors import RelayError
 
 _HEX = re.compile(r"[0-9a-f]{64}")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (127.0.0.0/8, ::1, localhost): what needs no TLS."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def normalize(fingerprint: str) -> str:

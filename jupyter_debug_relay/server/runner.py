@@ -16,7 +16,6 @@ import uvicorn
 
 from ..errors import RelayError
 from ..remote import tls
-from ..remote.client import is_loopback
 from ..store.profiles import home
 from .app import ServerConfig, create_app
 
@@ -50,7 +49,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def exposure(config: ServerConfig) -> str:
     """Refuse plain HTTP beyond loopback unless ``insecure``; the warning to print when it is insecure ("" if not)."""
-    if is_loopback(config.host) or (config.tls_cert and config.tls_key):
+    if tls.is_loopback(config.host) or (config.tls_cert and config.tls_key):
         return ""
     if not config.insecure:
         raise RelayError("unauthorized", f"Refusing to serve plain HTTP on {config.host}: the token and every value "
