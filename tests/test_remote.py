@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -79,6 +80,9 @@ def test_a_remote_session_is_a_session_here_for_every_verb(remote, relay):
     source = call(relay, "source", session=name)
     assert source["source"] == APP and len(source["hash"]) == 64
     assert relay.get(name).source(moved.frame) == APP  # the second time from the cache, by its hash
+    with pytest.raises(RelayError) as restart:
+        call(relay, "restart", session=name)
+    assert restart.value.code == "unsupported" and "remote relay" in restart.value.message
     relay.breakpoints.remove(bp.id)
     with pytest.raises(RelayError) as ended:
         call(relay, "continue", session=name, timeout=20)
@@ -268,3 +272,35 @@ def test_the_http_api_adds_a_remote_and_drives_its_session(remote):
         assert [r["sessions"] for r in ok(http.get("/remotes"))["remotes"]] == [[started["session"]["name"]]]
         ok(http.post(f"/sessions/{here}/terminate", json={}))
         ok(http.delete("/remotes/lab"))
+
+
+def test_attach_on_a_remote_reaches_a_process_there_and_detach_leaves_it_running(remote, relay):
+    service = remote.write("service.py", "import time\ncounter = 0\nwhile True:\n    counter += 1  # tick\n"
+                                         "    time.sleep(0.01)\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    target = subprocess.Popen([sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", service],
+                              cwd=remote.tree, start_new_session=True)
+    try:
+        call(relay, "remote_add", name="lab", url=remote.url, token_file=str(remote.token_file))
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                name = call(relay, "attach", port=port, on="lab")["session"].name
+                break
+            except RelayError as exc:  # debugpy there is still starting
+                assert exc.code in ("connection_failed", "adapter_failed"), exc
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        relay.breakpoints.add(service, line_of(service, "# tick"))
+        stop = call(relay, "wait", session=name, timeout=15)["stop"]
+        assert stop.frame.path == service and stop.source_line.strip() == "counter += 1  # tick"
+        relay.breakpoints.clear()
+        call(relay, "detach", session=name)
+        assert relay.get(name).state == "terminated"
+        time.sleep(0.3)
+        assert target.poll() is None, "detach must leave the target running"
+    finally:
+        os.killpg(target.pid, 9)
+        target.wait(5)

@@ -187,6 +187,9 @@ async def _detach(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
 async def _restart(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
     session = session_of(ctx, p.session)
     backend = session.backend
+    if backend.kind == "remote":
+        raise RelayError("unsupported", f"Session {session.name} runs on a remote relay; restarting it from here is "
+                         "not supported.", "Stop it, then launch it again with --on.")
     if factory.is_dap(backend) and not session.ended and backend.capabilities.get("supportsRestartRequest"):
         await backend.restart()
     else:
