@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -304,3 +305,55 @@ def test_attach_on_a_remote_reaches_a_process_there_and_detach_leaves_it_running
     finally:
         os.killpg(target.pid, 9)
         target.wait(5)
+
+
+def test_what_a_hostile_remote_sends_is_data_and_a_misfit_fails_its_session(relay, tmp_path):
+    """A server posing as a relay sends a stop whose fields hold code: it is never run, the session fails."""
+    import socket as sockets
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse, StreamingResponse
+    from starlette.routing import Route
+
+    mark = tmp_path / "ran"
+    payload = f"__import__('os').system('touch {mark}')"
+    info = {"id": "s1", "name": "s1", "state": "running", "uid": "u", "created_at": 1.0, "capabilities": {}}
+
+    async def events(request):
+        async def stream():
+            yield "id: 5\n\n"
+            body = {"reason": payload, "thread_id": payload, "frame": {"path": payload, "line": payload}}
+            yield f"id: 6\nevent: stopped\ndata: {json.dumps({'event': 'stopped', 'body': body})}\n\n"
+            await asyncio.sleep(30)
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
+    app = Starlette(routes=[
+        Route("/info", lambda r: JSONResponse({"name": "jupyter_debug_relay"})),
+        Route("/sessions", lambda r: JSONResponse({"sessions": [info]})),
+        Route("/sessions/s1", lambda r: JSONResponse({"session": info})),
+        Route("/sessions/s1/exception-breakpoints", lambda r: JSONResponse({}), methods=["POST"]),
+        Route("/sessions/s1/events", events),
+    ])
+    listener = sockets.create_server(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    token = tmp_path / "token"
+    token.write_text("any\n")
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        call(relay, "remote_add", name="odd", url=f"http://127.0.0.1:{listener.getsockname()[1]}",
+             token_file=str(token))
+        session = relay.get("odd/s1")
+        deadline = time.monotonic() + 10
+        while session.state != "failed" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert session.state == "failed" and session.info().error["code"] == "protocol_error"
+        assert not mark.exists()
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        listener.close()

@@ -52,6 +52,7 @@ class RemoteBackend(Backend):
         self.sent: dict[int, tuple[int, tuple[Any, ...]]] = {}  # local breakpoint id -> (remote id, its spec)
         self.sources: dict[str, tuple[str, str]] = {}  # a file's (SHA-256, text) as the remote last gave it
         self.disconnected = False
+        self.opened = False  # the event stream was open once
         self._open = asyncio.Event()
         self._follower: asyncio.Task[Any] | None = None
 
@@ -105,7 +106,7 @@ class RemoteBackend(Backend):
                     self._take(event)
                     delay = 0.05
             except RelayError as exc:
-                if self.identity is None:  # never opened: the start fails with it
+                if not self.opened:  # never opened: the start fails with it
                     raise
                 if exc.code != "connection_failed":
                     self.events.on_lost(exc)
@@ -132,6 +133,7 @@ class RemoteBackend(Backend):
 
     def _opened(self) -> None:
         self._open.set()
+        self.opened = True
         if self.disconnected:
             self.disconnected, self.remote.connected = False, True
             self.events.on_reconnected()
