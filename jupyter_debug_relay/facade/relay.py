@@ -200,6 +200,19 @@ class Relay:
         """Debug a Mycel service over JSON-RPC 2.0 on a WebSocket (``ws://host:9090/debug``)."""
         return self._started(self.operations.call("connect", dict(kind="mycel", url=url, name=name)))
 
+    def remote_add(self, name: str, url: str, token_file: str, fingerprint: str | None = None) -> dict[str, Any]:
+        """Add a remote relay (its token read from ``token_file``): its sessions become sessions here as NAME/s1."""
+        return self.operations.call("remote_add", dict(name=name, url=url, token_file=token_file,
+                                                       fingerprint=fingerprint))["remote"]
+
+    def remote_list(self) -> list[dict[str, Any]]:
+        """The remote relays: name, URL, state, certificate fingerprint and their sessions here."""
+        return self.operations.call("remote_list")["remotes"]
+
+    def remote_remove(self, name: str) -> dict[str, Any]:
+        """Forget a remote relay; its sessions go on there."""
+        return self.operations.call("remote_remove", {"name": name})["remote"]
+
     def processes(self) -> list[ProcessInfo]:
         """The local Python processes to attach to (pid, command line, the port debugpy listens on)."""
         return self.operations.call("processes")["processes"]
