@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/server_bench.py
 	$(BIN)/python bench/mcp_bench.py
 	$(BIN)/python bench/editors_bench.py
+	$(BIN)/python bench/remote_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

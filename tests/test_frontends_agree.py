@@ -277,6 +277,16 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     same_error([t.py("relay.connect_ez('missing.ez')"), t.magic("%dbg connect ez missing.ez", None),
                 t.comm("connect", None, None, kind="ez", program="missing.ez")], "connect", "file_not_found")
     REACHED.update({"detach", "reconnect", "attach", "connect"})
+    # -- remote relays: none yet; a plain-HTTP URL beyond loopback and an unknown name refused alike
+    assert [t.py("relay.remote_list()"), t.magic("%dbg remote list", "remotes"),
+            t.comm("remote_list", "remotes", None)] == [{"ok": []}] * 3
+    same_error([t.py("relay.remote_add('lab', 'http://192.0.2.1:8765', token_file='prog.py')"),
+                t.magic("%dbg remote add lab http://192.0.2.1:8765 --token-file prog.py", None),
+                t.comm("remote_add", None, None, name="lab", url="http://192.0.2.1:8765", tokenFile="prog.py")],
+               "remote_add", "unauthorized")
+    same_error([t.py("relay.remote_remove('lab')"), t.magic("%dbg remote remove lab", None),
+                t.comm("remote_remove", None, None, name="lab")], "remote_remove", "invalid_request")
+    REACHED.update({"remote_add", "remote_list", "remote_remove"})  # with a remote: tests/test_remote.py
     # -- restart and the end
     restarted = [t.py("s.restart()"), t.magic("%dbg restart --session mg", None), t.comm("restart", None)]
     assert all("ok" in r for r in restarted), restarted

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 LATE = ("celpy", "lark", "pendulum", "websockets", "jupyter_debug_relay.backends.mycel.backend",
-        "jupyter_debug_relay.backends.ez.backend")
+        "jupyter_debug_relay.backends.ez.backend", "httpx", "jupyter_debug_relay.remote.backend")
 
 
 def loaded_after(code: str) -> set[str]:
@@ -27,4 +27,9 @@ def test_a_cel_condition_and_a_mycel_factory_bring_them_in():
         "from jupyter_debug_relay.source import cel as cel_source\nfrom jupyter_debug_relay.backends import factory\n"
         "assert cel_source.check_condition('input.amount > 100')\nfactory.mycel(5.0, 'ws://127.0.0.1:1')\n"
         "factory.ez(5.0, 'p.ez', 'ez', None)"
-    ) == set(LATE)
+    ) == set(LATE) - {"httpx", "jupyter_debug_relay.remote.backend"}
+
+
+def test_a_remote_brings_the_http_client_in():
+    assert loaded_after("from jupyter_debug_relay.remote import backend") == {"httpx",
+                                                                               "jupyter_debug_relay.remote.backend"}

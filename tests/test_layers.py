@@ -11,9 +11,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "jupyter_debug_relay"
 LOWER = ("engine", "backends", "protocols", "transports")
 # Each folder's layer, bottom up; the package's own modules (errors, model, text, ...) are the floor.
-LAYERS = {"transports": 1, "protocols": 2, "source": 3, "examples": 3, "backends": 4, "engine": 5, "store": 6,
-          "operations": 7, "facade": 8, "pull": 9, "server": 10, "dapserver": 10, "widgets": 10, "kernel": 11,
-          "cli": 12}
+LAYERS = {"transports": 1, "protocols": 2, "source": 3, "examples": 3, "backends": 4, "remote": 4, "engine": 5,
+          "store": 6, "operations": 7, "facade": 8, "pull": 9, "server": 10, "dapserver": 10, "widgets": 10,
+          "kernel": 11, "cli": 12}
 
 
 def module_name(path: Path) -> str:

@@ -68,6 +68,12 @@ class BackendEvents(Protocol):
     def on_lost(self, error: Exception) -> None:
         """The connection to the peer broke or the adapter died."""
 
+    def on_disconnected(self) -> None:
+        """The link to the peer is down for now; the backend brings it back by itself (a remote relay's)."""
+
+    def on_reconnected(self) -> None:
+        """The link is back: the missed events follow; the breakpoints are to be sent again."""
+
 
 class Backend(abc.ABC):
     """One debug peer behind the neutral model. Unimplemented verbs raise ``Unsupported``."""

@@ -85,6 +85,12 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
                         help="a browser origin allowed to call the API (none by default)")
     parser.add_argument("--tools", choices=("lean", "all"), default="lean",
                         help="MCP tools: a task's tools and `operation` for the rest (lean), or every operation (all)")
+    parser.add_argument("--tls-cert", default="", metavar="PEM", help="serve https with this certificate (chain)")
+    parser.add_argument("--tls-key", default="", metavar="PEM", help="the certificate's private key")
+    parser.add_argument("--tls-self-signed", action="store_true",
+                        help="serve https with a certificate of its own (kept in the home); prints its fingerprint")
+    parser.add_argument("--insecure", action="store_true",
+                        help="serve plain HTTP beyond loopback all the same (the token crosses in clear text)")
     parser.add_argument("--no-redact", action="store_true",
                         help="show values of secret-looking variables, env entries and arguments as they are")
 
@@ -104,19 +110,29 @@ def _serve(options: argparse.Namespace) -> int:
 
             anyio.run(serve_stdio, relay, not options.no_redact, options.tools)
             return 0
+        from ..remote.tls import shown
         from ..server import RelayServer, ServerConfig
+        from ..server.runner import self_signed
 
         config = ServerConfig(host=options.host, port=options.port, token=options.token or "",
                               redact=not options.no_redact, cors_origins=tuple(options.cors_origin),
                               allowed_hosts=tuple(options.allow_host), persist=True,
-                              mcp_tools=options.tools)
+                              mcp_tools=options.tools, tls_cert=options.tls_cert,
+                              tls_key=options.tls_key, insecure=options.insecure)
+        fingerprint = ""
         try:
+            if options.tls_self_signed:
+                config.tls_cert, config.tls_key, fingerprint = self_signed(options.host)
             server = RelayServer(relay, config)
         except RelayError as exc:
             print(f"error: {exc.code}: {exc.message}\nhint: {exc.hint}", file=sys.stderr)
             return 2
         try:
             print(server.url + ("/mcp" if options.verb == "mcp" else ""), flush=True)
+            if fingerprint:
+                print(f"TLS certificate SHA-256 fingerprint: {shown(fingerprint)}", flush=True)
+            if server.warning:
+                print(server.warning, file=sys.stderr, flush=True)
             if server.token_file:
                 print(f"token written to {server.token_file}", file=sys.stderr, flush=True)
             server.run()

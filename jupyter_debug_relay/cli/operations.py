@@ -39,6 +39,8 @@ VERBS = (Verb("pause", "pause"), Verb("continue", "continue"), Verb("next", "nex
          Verb("snapshot", "snapshot"), Verb("dap", "expose"))
 BP_VERBS = (Verb("add", "add_breakpoint", hidden=("kind", "path", "line", "name", "flow", "stage", "rule_index")),
             Verb("list", "breakpoints"), Verb("rm", "remove_breakpoint", ("id",)))
+REMOTE_VERBS = (Verb("add", "remote_add", ("name", "url")), Verb("list", "remote_list"),
+                Verb("remove", "remote_remove", ("name",)))
 INSPECT = ("stack", "variables", "threads", "all")
 MOVES = ("pause", "continue", "next", "step_in", "step_out", "wait")  # their answer is a state and a stop
 
@@ -97,6 +99,13 @@ def register(verbs: Any) -> None:
         add_fields(parser, verb)
         _common(parser)
         parser.set_defaults(run=lambda o, v=verb: _send_one(o, v.operation, _bp_args(o, v)))
+    remote = verbs.add_parser("remote", help="add, list or remove the remote relays of the session's relay")
+    remote_verbs = remote.add_subparsers(dest="remote_verb", required=True)
+    for verb in REMOTE_VERBS:
+        parser = remote_verbs.add_parser(verb.word, help=OPERATIONS[verb.operation].summary)
+        add_fields(parser, verb)
+        _common(parser)
+        parser.set_defaults(run=lambda o, v=verb: _send_one(o, v.operation, _remote_args(o, v)))
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -115,6 +124,13 @@ def _bp_args(options: argparse.Namespace, verb: Verb) -> dict[str, Any]:
             raise RelayError("invalid_request", f"{options.place!r} is not FILE:LINE.",
                              'e.g. bp add app.py:12, or bp add app.py --content "total += x"')
         args.update(path=os.path.abspath(os.path.expanduser(path)), line=int(line))
+    return args
+
+
+def _remote_args(options: argparse.Namespace, verb: Verb) -> dict[str, Any]:
+    args = fields_of(options, verb)
+    if "token_file" in args:  # read by the relay that owns the session, from its own folder
+        args["token_file"] = os.path.abspath(os.path.expanduser(args["token_file"]))
     return args
 
 

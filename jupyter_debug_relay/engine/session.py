@@ -23,6 +23,7 @@ from ..model import (
     as_dict,
 )
 from ..source.lines import file_line, line_of
+from .link import Link
 from .output import OutputRing
 from .output_watch import Hit, OutputWatch
 
@@ -61,7 +62,7 @@ class SessionHost(Protocol):
 FINISHED_KEPT = 200  # finished threads remembered for the steps that ran them to their end
 
 
-class Session(BackendEvents):
+class Session(Link, BackendEvents):
     """A session's state (created → launching → running ⇄ paused → terminated | failed)."""
 
     def __init__(
@@ -152,6 +153,7 @@ class Session(BackendEvents):
             raise RelayError("not_paused", f"Session {self.name} is {self.state}, not paused.")
 
     def require_live(self) -> None:
+        self.check_link()
         if self.state == "terminated":
             how = "was stopped by the user" if self.stopped_by_user else f"has ended (exit code {self.exit_code})"
             raise RelayError("target_exited", f"Session {self.name} {how}.",
@@ -170,14 +172,12 @@ class Session(BackendEvents):
         self.backend.stop_on_condition_error = store.stop_on_condition_error
         self.backend.exception_types = tuple(store.exception_types)
         try:
-            sent = [bp for bp in store.list(self.id) if store.sendable(bp, self.backend.binds_pending)]
-            await self.backend.start(sent, store.exceptions if self.exceptions is None else self.exceptions)
+            await self.backend.start(*self.sendable())
         except BaseException as exc:
             error = exc if isinstance(exc, RelayError) else RelayError("adapter_failed", f"The start failed: {exc}")
             await self._fail(error)
             raise error from None
-        for bp_id, result in self.backend.breakpoint_results.items():
-            self.on_breakpoint(bp_id, result)
+        self.took_breakpoints()
         if self.state == "launching":
             self._set_state("running")
         self.touch()  # idle time counts from when the target is up
@@ -201,12 +201,6 @@ class Session(BackendEvents):
         self.backend = self.factory(self)
         self.stop, self.exit_code, self.error, self.stopped_by_user = None, None, None, False
         self.on_output("console", f"--- {self.name} restarted ---\n")  # where the new run's output begins
-        await self.start()
-
-    async def reconnect(self) -> None:
-        """Open the same backend's connection again (after it dropped), with the relay's breakpoints as they are."""
-        await self.backend.close()
-        self.stop, self.error = None, None
         await self.start()
 
     async def terminate(self) -> None:

@@ -22,8 +22,10 @@ from ..engine.session import BackendFactory
 from ..errors import RelayError
 from ..model import Breakpoint, ProcessInfo
 from ..operations import OPERATIONS, Dispatcher
+from ..operations.remote import leave
 from ..protocols import tasks
 from ..protocols.timeouts import clamp_timeout
+from ..remote.registry import Remotes
 from ..store.profiles import ProfileStore
 from ..store.recorder import SessionStore
 from .handles import SessionHandle, handle_for
@@ -64,6 +66,7 @@ class Relay:
         store = SessionStore(home, redact=redact) if record else None
         self._manager = SessionManager(output_cap, idle_timeout, max_value_length, store)
         self.profiles = ProfileStore()  # named breakpoint sets in the home
+        self.remotes = Remotes()  # other machines' relays, whose sessions are sessions here
         self._closed = False
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self.operations = Dispatcher(self)
@@ -198,6 +201,19 @@ class Relay:
         """Debug a Mycel service over JSON-RPC 2.0 on a WebSocket (``ws://host:9090/debug``)."""
         return self._started(self.operations.call("connect", dict(kind="mycel", url=url, name=name)))
 
+    def remote_add(self, name: str, url: str, token_file: str, fingerprint: str | None = None) -> dict[str, Any]:
+        """Add a remote relay (its token read from ``token_file``): its sessions become sessions here as NAME/s1."""
+        return self.operations.call("remote_add", dict(name=name, url=url, token_file=token_file,
+                                                       fingerprint=fingerprint))["remote"]
+
+    def remote_list(self) -> list[dict[str, Any]]:
+        """The remote relays: name, URL, state, certificate fingerprint and their sessions here."""
+        return self.operations.call("remote_list")["remotes"]
+
+    def remote_remove(self, name: str) -> dict[str, Any]:
+        """Forget a remote relay; its sessions go on there."""
+        return self.operations.call("remote_remove", {"name": name})["remote"]
+
     def processes(self) -> list[ProcessInfo]:
         """The local Python processes to attach to (pid, command line, the port debugpy listens on)."""
         return self.operations.call("processes")["processes"]
@@ -212,8 +228,14 @@ class Relay:
 
     def subscribe(self, callback: Callable[[Event], None], session: str | None = None) -> Callable[[], None]:
         """Call ``callback(event)`` (on the relay loop) for every event; returns the unsubscribe function."""
-        sub = self._run(lambda: self._manager.bus.subscribe(callback, session))
-        return lambda: None if self._closed else self._loop.call_soon_threadsafe(sub.close)
+        return self.subscribe_after(callback, session)[0]
+
+    def subscribe_after(self, callback: Callable[[Event], None], session: str | None = None
+                        ) -> tuple[Callable[[], None], int]:
+        """``subscribe``, and the seq of the last event before it: the callback gets every event after that one."""
+        bus = self._manager.bus
+        sub, last = self._run(lambda: (bus.subscribe(callback, session), bus.last_seq))
+        return (lambda: None if self._closed else self._loop.call_soon_threadsafe(sub.close)), last
 
     def events_since(self, seq: int, until: int | None = None) -> list[Event]:
         """The kept events after ``seq`` (up to ``until``), after a ``dropped`` event counting any no longer kept."""
@@ -232,6 +254,13 @@ class Relay:
             return
         try:
             self.call(self._close_front_ends(), 5.0)
+        except RelayError:
+            pass
+        try:
+            self.call(leave(self), 20.0)
+        except RelayError:
+            pass
+        try:
             self.call(self._manager.close(), 20.0)
         except RelayError:
             pass

@@ -28,7 +28,7 @@ METAVARS = {
     "name": "N", "cwd": "D", "env": "K=V", "python": "P", "timeout": "S", "thread_id": "T", "frame_id": "F",
     "levels": "N", "start": "S", "count": "C", "since": "CURSOR", "limit": "N", "port": "P", "host": "H",
     "pid": "PID", "ez": "PATH", "adapter": '"CMD ARGS"|NAME', "launch": "JSON", "attach": "JSON", "session": "NAME",
-    "path_mappings": "REMOTE=LOCAL",
+    "path_mappings": "REMOTE=LOCAL", "on": "NAME", "token_file": "F", "fingerprint": "SHA256",
 }
 
 
@@ -180,6 +180,10 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
           extras=(Extra("source", metavar="UID_OR_FILE", positional=True,
                         help="A recording's uid (or a unique prefix, or current), its folder or its events.jsonl."),)),
     Magic("expose", "Agents", "expose", positional=("session",)),
+    Magic("remote", "Beyond one machine", "remote_add", positional=("action", "name", "url"),
+          addresses_session=False,
+          extras=(Extra("action", metavar="add|list|remove", positional=True,
+                        help="add NAME URL --token-file F [--fingerprint SHA256], list, or remove NAME."),)),
     Magic("serve", "Agents", summary="Serve this kernel's sessions over HTTP (MCP at /mcp) for an agent, on a thread; "
           "`serve stop` ends it.", positional=("action",), addresses_session=False,
           extras=(Extra("action", metavar="[stop]", positional=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.manager import SessionManager
 from ..engine.session import Session
@@ -12,14 +12,19 @@ from ..errors import RelayError
 from ..store.profiles import ProfileStore
 from . import params as P
 
+if TYPE_CHECKING:
+    from ..remote.registry import Remotes
+
 Run = Callable[[Any, Any], Awaitable[Any]]  # a dict of model objects, or one model object
 
 
 class Context(Protocol):
-    """What an operation runs against: the relay's session manager, its breakpoint profiles and request timeout."""
+    """What an operation runs against: the relay's session manager, breakpoint profiles, remote relays and request
+    timeout."""
 
     manager: SessionManager
     profiles: ProfileStore
+    remotes: Remotes
     request_timeout: float
 
 

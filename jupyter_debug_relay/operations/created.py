@@ -98,6 +98,7 @@ class _Into:
 
     def __init__(self, ctx: Context, session: Session) -> None:
         self.request_timeout = ctx.request_timeout
+        self.remotes = ctx.remotes
         self.manager = self
         self._session = session
 

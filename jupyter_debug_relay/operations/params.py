@@ -56,6 +56,12 @@ class ResumeParams(WaitParams):
     wait: StrictBool = Field(True, description='Wait for the next stop or the end (up to timeout) and return it.')
 
 
+class SourceParams(SessionParams):
+    """The stopped frame's source text; not sent again when the caller has the text of ``known_hash``."""
+
+    known_hash: StrictStr | None = Field(None, description="The SHA-256 of the text the caller has (a cache).")
+
+
 class LaunchParams(Params):
     """A Python script (or ``module``) started under debugpy."""
 
@@ -73,6 +79,7 @@ class LaunchParams(Params):
         None, description="Stop on raised, uncaught or no exceptions, in this session only; default: the relay's "
         "mode (set_exceptions), uncaught unless changed.")
     name: StrictStr | None = Field(None, description='A name for the session, usable wherever its id is.')
+    on: StrictStr | None = Field(None, description="A remote relay's name (remote_add): start the target there.")
 
 
 class AttachParams(Params):
@@ -86,6 +93,7 @@ class AttachParams(Params):
         "{remote folder: local folder}. Breakpoints on local files bind there; stops and stacks name local files.")
     just_my_code: StrictBool = Field(True, description='Step through and stop in your own code only, not in libraries.')
     name: StrictStr | None = Field(None, description='A name for the session, usable wherever its id is.')
+    on: StrictStr | None = Field(None, description="A remote relay's name (remote_add): start the target there.")
 
 
 class ConnectParams(Params):

@@ -8,6 +8,7 @@ of verbs of its own (``created``) lives in its own module and is added to ``OPER
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -28,7 +29,7 @@ from ..model import (
     VariablePage,
     Watch,
 )
-from . import created, editors, keeping, mycel, snapshot, tools, watching
+from . import created, editors, keeping, mycel, remote, snapshot, tools, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
 
@@ -56,13 +57,17 @@ async def _launch(ctx: Context, p: P.LaunchParams) -> dict[str, Any]:
     if (p.program is None) == (p.module is None):
         raise RelayError("invalid_request", "launch needs a program or a module (one of them).",
                          "e.g. launch(\"app.py\") or launch(module=\"pytest\").")
-    options = p.model_dump(exclude={"name", "exceptions"})
+    if p.on is not None:
+        return await remote.start_on(ctx, p.on, "launch", p.model_dump(exclude={"on"}, exclude_defaults=True))
+    options = p.model_dump(exclude={"name", "exceptions", "on"})
     return await _start(ctx, factory.launch(ctx.request_timeout, **options), p.name, p.exceptions)
 
 
 async def _attach(ctx: Context, p: P.AttachParams) -> dict[str, Any]:
     if (p.port is None) == (p.pid is None):
         raise RelayError("invalid_request", "attach needs a port or a pid (one of them).")
+    if p.on is not None:
+        return await remote.start_on(ctx, p.on, "attach", p.model_dump(exclude={"on"}, exclude_defaults=True))
     make = factory.attach(ctx.request_timeout, port=p.port, host=p.host, pid=p.pid, just_my_code=p.just_my_code,
                           path_mappings=p.path_mappings)
     return await _start(ctx, make, p.name)
@@ -143,9 +148,12 @@ async def _completions(ctx: Context, p: P.CompletionsParams) -> dict[str, Any]:
     return {"targets": await session_of(ctx, p.session).completions(p.text, p.frame_id)}
 
 
-async def _source(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+async def _source(ctx: Context, p: P.SourceParams) -> dict[str, Any]:
     text = await session_of(ctx, p.session).source(None)
-    return {"source": str(text), "source_changed": text.changed, "source_note": text.note}
+    digest = hashlib.sha256(str(text).encode()).hexdigest()
+    same = digest == p.known_hash  # the caller has this text already: it is not sent again
+    return {"source": "" if same else str(text), "source_changed": text.changed, "source_note": text.note,
+            "hash": digest, "same": same}
 
 
 async def _output(ctx: Context, p: P.OutputParams) -> OutputPage:
@@ -188,6 +196,9 @@ async def _detach(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
 async def _restart(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
     session = session_of(ctx, p.session)
     backend = session.backend
+    if backend.kind == "remote":
+        raise RelayError("unsupported", f"Session {session.name} runs on a remote relay; restarting it from here is "
+                         "not supported.", "Stop it, then launch it again with --on.")
     if factory.is_dap(backend) and not session.ended and backend.capabilities.get("supportsRestartRequest"):
         await backend.restart()
     else:
@@ -372,8 +383,8 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               when="Use it to discover names available in the stopped frame.",
               http=(f"POST {S}/completions",),
               example={"text": "pri"}),
-    Operation("source", P.SessionParams, _source, "The source text of the stopped frame.",
-              ("source", "source_changed", "source_note"),
+    Operation("source", P.SourceParams, _source, "The source text of the stopped frame, with its SHA-256.",
+              ("source", "source_changed", "source_note", "hash", "same"),
               PAUSED_ERRORS,
               when="Use it to read the code around the stop when you do not have the file.",
               http=(f"GET {S}/source",)),
@@ -463,13 +474,17 @@ RESULT_TYPES: dict[str, Any] = {
     "start": int, "variable": Variable, "targets": list[str], "source": str, "chunks": list[OutputChunk],
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
     "breakpoint": Breakpoint, "exceptions": str, "exception_types": list[str], "stop_on_error": bool,
-    "thread_end": dict[str, Any] | None, "source_changed": bool, "source_note": str, "watches": list[Watch],
+    "thread_end": dict[str, Any] | None, "source_changed": bool, "source_note": str, "hash": str, "same": bool,
+    "watches": list[Watch],
     "timeout_minutes": float | None, "profiles": list[str], "profile": keeping.NamedProfile,
     "export": keeping.SessionExport, "deleted": bool, "unverified": list[Breakpoint],
 }
 RESULT_TYPES.update(tools.RESULT_TYPES)
 RESULT_TYPES.update(snapshot.RESULT_TYPES)
 RESULT_TYPES.update(editors.RESULT_TYPES)
+
+OPERATIONS.update({op.name: op for op in remote.OPERATIONS})
+RESULT_TYPES.update(remote.RESULT_TYPES)
 
 # Mycel's own verbs: a group of their own.
 OPERATIONS.update({op.name: op for op in mycel.OPERATIONS})

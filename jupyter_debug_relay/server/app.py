@@ -52,12 +52,22 @@ class ServerConfig:
     mcp_tools: str = "lean"  # lean: the tools of a whole task and `operation`; all: every operation a tool
     persist: bool = False  # save the breakpoints in the home on every change, restore them at start (standalone)
     home: str = ""  # where profiles and saved breakpoints live; default: $JUPYTER_DEBUG_RELAY_HOME or the data dir
+    tls_cert: str = ""  # a PEM certificate (chain) and its key: serve https
+    tls_key: str = ""
+    insecure: bool = False  # serve plain HTTP beyond loopback all the same (said loudly)
 
     def public(self) -> dict[str, Any]:
         """The configuration as ``GET /config`` shows it (no token)."""
         out = asdict(self)
         out.pop("token")
         return out
+
+
+@dataclass
+class _Start:
+    """Where a live event stream starts: the seq of the last event before it."""
+
+    seq: int
 
 
 def error_response(exc: RelayError, status: int | None = None) -> JSONResponse:
@@ -266,10 +276,11 @@ class RelayApp:
                                              details={"field": "Last-Event-ID"}))
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        unsubscribe = await asyncio.to_thread(
-            self.relay.subscribe, lambda event: loop.call_soon_threadsafe(queue.put_nowait, event), session)
-        backlog = []
-        if after is not None:
+        unsubscribe, newest = await asyncio.to_thread(
+            self.relay.subscribe_after, lambda event: loop.call_soon_threadsafe(queue.put_nowait, event), session)
+        if after is None:  # a live stream says where it starts, so a client that loses it resumes from there
+            after, backlog = newest, [_Start(newest)]
+        else:
             backlog = [e for e in await asyncio.to_thread(self.relay.events_since, after) if e.session == session]
         return StreamingResponse(self._stream(request, queue, backlog, after, unsubscribe),
                                  media_type="text/event-stream", headers={"Cache-Control": "no-store"})
@@ -308,6 +319,8 @@ class RelayApp:
             unsubscribe()
 
     def _frame(self, event: Any, with_id: bool = True) -> str:
+        if isinstance(event, _Start):
+            return f"id: {event.seq}\n\n"  # no data: sets the client's last event id, dispatches nothing
         data = event.to_dict()
         if self.config.redact:
             data = mask(data)

@@ -14,6 +14,8 @@ from typing import Any
 import uvicorn
 
 from ..errors import RelayError
+from ..remote import tls
+from ..store.profiles import home
 from ..tokens import remove_token_file, write_token_file
 from .app import ServerConfig, create_app
 
@@ -45,10 +47,33 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def exposure(config: ServerConfig) -> str:
+    """Refuse plain HTTP beyond loopback unless ``insecure``; the warning to print when it is insecure ("" if not)."""
+    if tls.is_loopback(config.host) or (config.tls_cert and config.tls_key):
+        return ""
+    if not config.insecure:
+        raise RelayError("unauthorized", f"Refusing to serve plain HTTP on {config.host}: the token and every value "
+                         "would cross the network in clear text.",
+                         "Give --tls-cert and --tls-key, or --tls-self-signed (it prints the fingerprint for "
+                         "remote add --fingerprint); --insecure serves plain HTTP anyway.")
+    return (f"WARNING: serving PLAIN HTTP on {config.host} (--insecure): anyone on the network can read the token and "
+            "every value, and take over the sessions.")
+
+
+def self_signed(host: str) -> tuple[str, str, str]:
+    """The server's own certificate for ``host``, made once in the home and kept: cert file, key file, fingerprint."""
+    folder = os.path.join(home(), "tls", host.replace(":", "_"))
+    cert, key = os.path.join(folder, "relay-cert.pem"), os.path.join(folder, "relay-key.pem")
+    if os.path.exists(cert) and os.path.exists(key):
+        return cert, key, tls.file_fingerprint(cert)
+    return tls.self_signed(host, folder)
+
+
 class RelayServer:
     """The HTTP API (and MCP at ``/mcp``) over ``relay``, listening as ``config`` says."""
 
     def __init__(self, relay: Any, config: ServerConfig, *, token_file: bool | None = None) -> None:
+        self.warning = exposure(config)
         token, generated = resolve_token(config.token)
         config.token = token
         self.relay, self.config = relay, config
@@ -62,14 +87,15 @@ class RelayServer:
         self._lifespan = mcp_lifespan
         self._server = uvicorn.Server(uvicorn.Config(
             self._app, interface="asgi3", log_level="warning", lifespan="on", timeout_graceful_shutdown=3, ws="none",
-            proxy_headers=False, server_header=False))
+            proxy_headers=False, server_header=False, ssl_certfile=config.tls_cert or None,
+            ssl_keyfile=config.tls_key or None))
         self._serving: concurrent.futures.Future[None] | None = None
         self.token_file = self._write_token_file() if (generated if token_file is None else token_file) else None
 
     @property
     def url(self) -> str:
         host = f"[{self.config.host}]" if ":" in self.config.host else self.config.host
-        return f"http://{host}:{self.config.port}"
+        return f"{'https' if self.config.tls_cert else 'http'}://{host}:{self.config.port}"
 
     async def _app(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
