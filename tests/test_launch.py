@@ -158,7 +158,7 @@ def test_an_interpreter_that_cannot_run_the_target_is_said_clearly(relay, write,
     old.chmod(0o755)
     with pytest.raises(RelayError) as info:
         relay.launch(app, python=str(old))
-    assert info.value.code == "adapter_failed" and "Python 3.7" in info.value.message
+    assert info.value.code == "unsupported" and "Python 3.7" in info.value.message
     with pytest.raises(RelayError) as info:
         relay.launch(app, python="/bin/false")
     assert info.value.code == "adapter_failed" and "did not run as a Python interpreter" in info.value.message
