@@ -14,6 +14,7 @@ import pytest
 from conftest import line_of
 
 from jupyter_debug_relay import Relay, RelayError
+from tests import targets
 
 APP = """
 import sys
@@ -230,10 +231,11 @@ def _service(write) -> tuple[str, str]:
     """), "# tick"
 
 
-def test_attach_by_port_breaks_inspects_and_detach_leaves_target_running(relay, write):
+@pytest.mark.every_target
+def test_attach_by_port_breaks_inspects_and_detach_leaves_target_running(relay, write, target_python):
     service, marker = _service(write)
     port = _free_port()
-    target = subprocess.Popen([sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", service],
+    target = subprocess.Popen([*targets.debugpy_command(target_python), "--listen", f"127.0.0.1:{port}", service],
                               start_new_session=True)
     try:
         deadline = time.monotonic() + 20
@@ -371,6 +373,7 @@ def test_idle_session_is_stopped(write):
         assert session.state == "terminated"
 
 
+@pytest.mark.every_target
 def test_subprocess_of_the_target_becomes_a_child_session(relay, write):
     child = write("child.py", """
         x = 41

@@ -179,7 +179,9 @@ def stop_post_mortem(exc: BaseException) -> None:
     of the program's traceback."""
     get_debugger = getattr(sys.modules.get("pydevd"), "get_global_debugger", None)
     debugger = get_debugger() if get_debugger else None
-    if debugger is None or sys.gettrace() is not None:  # tracing alive: pydevd saw the exception itself
+    monitoring = getattr(sys, "monitoring", None)  # 3.12+: pydevd's tracer there outlives the recursion limit
+    if (debugger is None or sys.gettrace() is not None  # tracing alive: pydevd saw the exception itself
+            or (monitoring is not None and monitoring.get_tool(monitoring.DEBUGGER_ID) == "pydevd")):
         return
     debugger.trigger_exception_handler((type(exc), exc, exc.__traceback__))
 
