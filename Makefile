@@ -31,6 +31,7 @@ test: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.server.openapi --check docs/http-api.md
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q
+	$(BIN)/python -m tests.smoke
 	$(BIN)/python -m pytest -q --nbval notebooks/ --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider --nbval-cell-timeout=120
 
 docs: $(STAMP)

@@ -74,6 +74,7 @@ def assert_none_left(find, before: set[int], seconds: float) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "every_target: run the test with its targets on the kernel's Python and on "
                             "the newest Python 3.12+ found (tests/targets.py)")
+    config.addinivalue_line("markers", "smoke: in the set run on every other Python 3.10+ found (tests/smoke.py)")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

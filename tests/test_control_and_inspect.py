@@ -45,6 +45,7 @@ def paused(relay, write):
     return app, session
 
 
+@pytest.mark.smoke
 @pytest.mark.every_target
 def test_step_in_over_and_out(paused):
     app, session = paused
@@ -67,6 +68,7 @@ def test_stack_is_paged(paused):
     assert [f.name for f in session.stack(start=1, levels=1)] == ["outer"]
 
 
+@pytest.mark.smoke
 def test_variables_of_every_kind_come_back_readable(paused):
     _, session = paused
     scope = session.scopes()[0]

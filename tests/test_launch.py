@@ -32,6 +32,7 @@ sys.exit(3 if len(sys.argv) > 1 else 0)
 """
 
 
+@pytest.mark.smoke
 def test_launch_runs_to_the_end_with_its_exit_code_and_output(relay, write):
     app = write("app.py", APP)
     session = relay.launch(app, args=["x"])
@@ -52,6 +53,7 @@ def test_stop_on_entry_then_step_to_the_first_statement(relay, write):
     assert session.next().frame.line == 3
 
 
+@pytest.mark.smoke
 def test_breakpoint_stop_names_place_and_breakpoint(relay, write):
     app = write("app.py", APP)
     bp = relay.breakpoints.add(app, line_of(app, "# add"))
