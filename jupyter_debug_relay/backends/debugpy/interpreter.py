@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ...errors import RelayError
 
 OLDEST = (3, 8)  # the oldest Python the relay's debugpy runs on
+_probed: dict = {}  # (path, its file's identity) -> what the probe learnt: a launch on it does not wait for another
 PROBE = """import json, os, sys
 own = None
 try:
@@ -58,8 +59,28 @@ class Interpreter:
         return {"VIRTUAL_ENV": self.prefix, "PATH": os.pathsep.join(p for p in (scripts, path) if p)}
 
 
+def _identity(python: str) -> tuple[str, int] | None:
+    """The file ``python`` runs and its modification time: what the probe's answer is kept under."""
+    try:
+        real = os.path.realpath(python)
+        return real, os.stat(real).st_mtime_ns
+    except OSError:
+        return None
+
+
 async def probe(python: str) -> Interpreter:
-    """Run ``python`` once to learn its version and prefix; say clearly when it is not a usable Python."""
+    """Learn ``python``'s version and prefix (running it the first time); say clearly when it is not a usable one."""
+    identity = _identity(python)
+    known = _probed.get((python, identity)) if identity else None
+    if known is not None:
+        return known
+    interpreter = await _run_probe(python)
+    if identity:
+        _probed[(python, identity)] = interpreter
+    return interpreter
+
+
+async def _run_probe(python: str) -> Interpreter:
     try:
         proc = await asyncio.create_subprocess_exec(
             python, "-c", PROBE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
