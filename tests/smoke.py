@@ -2,7 +2,8 @@
 
 For each version found (``tests/targets.py``) but the one running this, a virtualenv in ``.smoke/``
 gets the package installed from this folder (``pip install .[smoke]``, made again when
-``pyproject.toml`` changes), and runs the tests marked ``smoke``: launch, steps, inspection, the
+``pyproject.toml`` changes; at every run the package alone is installed again), and runs the tests
+marked ``smoke``: launch, steps, inspection, the
 magics and the comm in a kernel of that Python, HTTP, MCP and recordings. A version not found
 is a skip that says which. The tests import the package from this folder (pytest puts it first on
 ``sys.path``); the kernels they start import the installed copy.
@@ -31,17 +32,21 @@ def venv_of(python: str, version: tuple[int, int]) -> Path:
     venv = ROOT / ".smoke" / f"py{version[0]}{version[1]}"
     stamp = venv / ".installed"
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if stamp.exists() and stamp.read_text() == wanted:
-        return venv / "bin" / "python"
-    shutil.rmtree(venv, ignore_errors=True)
-    subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
+    if not stamp.exists() or stamp.read_text() != wanted:
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
+        pip(venv, version, f"{ROOT}[smoke]")
+        stamp.write_text(wanted)
+    else:  # the dependencies are there; the package is installed again as it is now
+        pip(venv, version, "--no-deps", "--force-reinstall", str(ROOT))
+    return venv / "bin" / "python"
+
+
+def pip(venv: Path, version: tuple[int, int], *args: str) -> None:
     done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                           "--disable-pip-version-check", f"{ROOT}[smoke]"], capture_output=True, text=True,
-                          timeout=1800)
+                           "--disable-pip-version-check", *args], capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
         raise SystemExit(f"pip could not install the package on Python {version[0]}.{version[1]}:\n{done.stderr}")
-    stamp.write_text(wanted)
-    return venv / "bin" / "python"
 
 
 def main() -> int:
