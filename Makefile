@@ -35,6 +35,7 @@ test: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.server.openapi --check docs/http-api.md
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
+	$(BIN)/python -m tests.smoke
 	$(BIN)/python -m pytest -q --nbval notebooks/ --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider --nbval-cell-timeout=120
 
 docs: $(STAMP)
@@ -46,6 +47,7 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
+	$(BIN)/python bench/target_versions.py
 	$(BIN)/python bench/backends_bench.py
 	$(BIN)/python bench/kernel_bench.py
 	$(BIN)/python bench/server_bench.py

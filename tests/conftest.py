@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import shutil
 import signal
@@ -79,9 +80,38 @@ def assert_none_left(find, before: set[int], seconds: float) -> None:
     assert not left, f"processes left behind: {left}"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "every_target: run the test with its targets on the kernel's Python and on "
+                            "the newest Python 3.12+ found (tests/targets.py)")
+    config.addinivalue_line("markers", "smoke: in the set run on every other Python 3.10+ found (tests/smoke.py)")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.definition.get_closest_marker("every_target"):
+        from tests import targets
+
+        newest = targets.newest_monitoring()
+        missing = pytest.mark.skip(reason=f"no Python 3.12+ found ({targets.WHERE})")
+        newer = pytest.param(newest, id="newest") if newest else pytest.param(None, id="newest", marks=missing)
+        metafunc.parametrize("target_python", [pytest.param(None, id="own"), newer], indirect=True)
+
+
 @pytest.fixture
-def relay():
+def target_python(request: pytest.FixtureRequest) -> str | None:
+    """The interpreter of the test's targets: None for the tests' own, or (``every_target``) a Python 3.12+."""
+    python = getattr(request, "param", None)
+    if python:
+        from tests import targets
+
+        targets.prepared(python)  # its debugpy copy is installed before the test measures anything
+    return python
+
+
+@pytest.fixture
+def relay(target_python: str | None):
     with Relay() as r:
+        if target_python:
+            r.launch = functools.partial(r.launch, python=target_python)
         yield r
 
 

@@ -59,8 +59,8 @@ while True:
 """
 
 
-def plain_run(script: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, script], cwd=cwd, capture_output=True, text=True, timeout=30)
+def plain_run(script: str, cwd: Path, python: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([python or sys.executable, script], cwd=cwd, capture_output=True, text=True, timeout=30)
 
 
 def test_a_crash_stops_on_the_exception_and_dies_as_plain_python(kernel, tmp_path):
@@ -83,10 +83,11 @@ def test_a_crash_stops_on_the_exception_and_dies_as_plain_python(kernel, tmp_pat
     assert sorted(output.splitlines()) == sorted((plain.stdout + plain.stderr).splitlines())
 
 
-def test_through_debugpys_adapter_a_crash_reads_the_same(relay, tmp_path):
+@pytest.mark.every_target
+def test_through_debugpys_adapter_a_crash_reads_the_same(relay, tmp_path, target_python):
     script = str(tmp_path / "grades.py")
     shutil.copy(grades.__file__, script)
-    plain = plain_run(script, tmp_path)
+    plain = plain_run(script, tmp_path, target_python)
     session = relay.launch(script, subprocess=True)  # debugpy's launcher, through _launcher_boot.py
     stop = session.wait_for_stop(30)
     assert stop.exception.type == "IndexError" and stop.exception.traceback == plain.stderr

@@ -76,6 +76,7 @@ def test_missing_file_is_pending_and_verifies_when_the_file_appears(relay, write
     assert relay.breakpoints.get(bp.id).verified
 
 
+@pytest.mark.every_target
 def test_condition_and_hit_condition_choose_the_stop(relay, write):
     app = write("loop.py", LOOP)
     line = line_of(app, "# body")
@@ -91,6 +92,7 @@ def test_condition_and_hit_condition_choose_the_stop(relay, write):
     assert session.evaluate("i").value == "3"
 
 
+@pytest.mark.every_target
 def test_logpoint_text_arrives_as_output_without_stopping(relay, write):
     app = write("loop.py", LOOP)
     relay.breakpoints.add(app, line_of(app, "# body"), log_message="work got {i}")
@@ -104,6 +106,7 @@ def test_logpoint_text_arrives_as_output_without_stopping(relay, write):
     assert logged == {"console"}  # apart from the program's own stdout, as in a debug console
 
 
+@pytest.mark.every_target
 def test_function_breakpoint(relay, write):
     app = write("loop.py", LOOP)
     bp = relay.breakpoints.add_function("work")
@@ -113,6 +116,7 @@ def test_function_breakpoint(relay, write):
     assert bp.id in stop.breakpoint_ids
 
 
+@pytest.mark.every_target
 def test_exception_breakpoints_raised_and_uncaught(relay, write):
     app = write("loop.py", LOOP)
     relay.breakpoints.exceptions("raised")
@@ -130,6 +134,7 @@ def test_exception_breakpoints_raised_and_uncaught(relay, write):
         relay.breakpoints.exceptions("sometimes")
 
 
+@pytest.mark.every_target
 def test_breakpoints_change_live_while_the_target_runs(relay, write):
     app = write("slow.py", """
         import time

@@ -45,6 +45,8 @@ def paused(relay, write):
     return app, session
 
 
+@pytest.mark.smoke
+@pytest.mark.every_target
 def test_step_in_over_and_out(paused):
     app, session = paused
     stop = session.step_in()
@@ -66,6 +68,7 @@ def test_stack_is_paged(paused):
     assert [f.name for f in session.stack(start=1, levels=1)] == ["outer"]
 
 
+@pytest.mark.smoke
 def test_variables_of_every_kind_come_back_readable(paused):
     _, session = paused
     scope = session.scopes()[0]
@@ -155,6 +158,7 @@ def test_source_of_a_frame_without_a_file(relay, write):
     assert "a = 1" in source and "STORE_NAME(b)" in source
 
 
+@pytest.mark.every_target
 def test_a_multithreaded_stop_lists_every_stopped_thread(relay, write):
     app = write("threads.py", """
         import threading, time
@@ -179,7 +183,11 @@ def test_a_multithreaded_stop_lists_every_stopped_thread(relay, write):
     assert session.stack(thread_id=other)[0].name == "worker"
 
 
-def test_step_reports_still_running_after_its_timeout_and_pause_stops_it(relay, write):
+@pytest.mark.every_target
+def test_step_reports_still_running_after_its_timeout_and_pause_stops_it(relay, write, target_python, request):
+    if target_python:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="pydevd 1.8.22 on sys.monitoring (3.12+) does not "
+                                              "pause a thread while a step over is still running"))
     app = write("spin.py", """
         import time
         def spin():

@@ -108,6 +108,7 @@ def open_frontend(kernel: Kernel, data: dict[str, Any] | None = None) -> Fronten
     return frontend
 
 
+@pytest.mark.smoke
 def test_hello_then_a_whole_debugging_session_over_the_comm(kernel, write):
     app = write("app.py", APP)
     line = line_of(app, "# accumulate")

@@ -59,6 +59,7 @@ def test_debug_relay_kernelspec_preloads_the_extension(tmp_path, monkeypatch):
         k.close()
 
 
+@pytest.mark.smoke
 def test_the_quickstart_sequence_reads_like_a_debugger(kernel, tmp_path, write):
     app = write("app.py", APP)
     line, loop, call = line_of(app, "# accumulate"), line_of(app, "for i, x"), line_of(app, "result = compute")

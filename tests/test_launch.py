@@ -15,6 +15,7 @@ from conftest import line_of, wait_until
 
 from jupyter_debug_relay import Relay, RelayError
 from jupyter_debug_relay.transports import procfs
+from tests import targets
 
 APP = """
 import sys
@@ -32,6 +33,7 @@ sys.exit(3 if len(sys.argv) > 1 else 0)
 """
 
 
+@pytest.mark.smoke
 def test_launch_runs_to_the_end_with_its_exit_code_and_output(relay, write):
     app = write("app.py", APP)
     session = relay.launch(app, args=["x"])
@@ -52,6 +54,7 @@ def test_stop_on_entry_then_step_to_the_first_statement(relay, write):
     assert session.next().frame.line == 3
 
 
+@pytest.mark.smoke
 def test_breakpoint_stop_names_place_and_breakpoint(relay, write):
     app = write("app.py", APP)
     bp = relay.breakpoints.add(app, line_of(app, "# add"))
@@ -162,7 +165,7 @@ def test_an_interpreter_that_cannot_run_the_target_is_said_clearly(relay, write,
     old.chmod(0o755)
     with pytest.raises(RelayError) as info:
         relay.launch(app, python=str(old))
-    assert info.value.code == "adapter_failed" and "Python 3.7" in info.value.message
+    assert info.value.code == "unsupported" and "Python 3.7" in info.value.message
     with pytest.raises(RelayError) as info:
         relay.launch(app, python="/bin/false")
     assert info.value.code == "adapter_failed" and "did not run as a Python interpreter" in info.value.message
@@ -245,10 +248,11 @@ def counted(service: str) -> int:
         return 0
 
 
-def test_attach_by_port_breaks_inspects_and_detach_leaves_target_running(relay, write):
+@pytest.mark.every_target
+def test_attach_by_port_breaks_inspects_and_detach_leaves_target_running(relay, write, target_python):
     service, marker = _service(write)
     port = _free_port()
-    target = subprocess.Popen([sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", service],
+    target = subprocess.Popen([*targets.debugpy_command(target_python), "--listen", f"127.0.0.1:{port}", service],
                               start_new_session=True)
     try:
         deadline = time.monotonic() + 20
@@ -381,6 +385,7 @@ def test_idle_session_is_stopped(write):
         wait_until(lambda: session.state == "terminated", 10, "the idle session to end")
 
 
+@pytest.mark.every_target
 def test_subprocess_of_the_target_becomes_a_child_session(relay, write):
     child = write("child.py", """
         x = 41

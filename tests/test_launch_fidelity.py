@@ -39,15 +39,16 @@ def seen_by(session) -> dict:
     return {**shown, "exit code": session.exit_code}
 
 
+@pytest.mark.every_target
 @pytest.mark.parametrize("subprocess_", [False, True], ids=["fast path", "debugpy adapter"])
 def test_argv_path_environment_cwd_main_signals_and_exit_code_are_a_plain_runs(
-        relay, write, tmp_path, monkeypatch, subprocess_):
+        relay, write, tmp_path, monkeypatch, subprocess_, target_python):
     monkeypatch.setenv("PYTHONUNBUFFERED", "1")  # the plain run's output must not depend on the relay's default
     app = write("pkg/show.py", SHOW)
     work = tmp_path / "work"
     work.mkdir()
     args = ["two words", "--flag=x", "ü", "3"]
-    plain_run = subprocess.run([sys.executable, app, *args], capture_output=True, text=True, cwd=work,
+    plain_run = subprocess.run([target_python or sys.executable, app, *args], capture_output=True, text=True, cwd=work,
                                env=dict(os.environ))
     plain = {**json.loads(plain_run.stdout), "exit code": plain_run.returncode}
     session = relay.launch(app, args=args, cwd=str(work), subprocess=subprocess_)
@@ -55,11 +56,12 @@ def test_argv_path_environment_cwd_main_signals_and_exit_code_are_a_plain_runs(
     assert plain["exit code"] == 3 and plain["argv"][1:] == args
 
 
-def test_a_module_sees_its_plain_runs_argv_path_and_main(relay, write, tmp_path):
+@pytest.mark.every_target
+def test_a_module_sees_its_plain_runs_argv_path_and_main(relay, write, tmp_path, target_python):
     write("tool/__init__.py", "")
     write("tool/__main__.py", SHOW)
-    plain_run = subprocess.run([sys.executable, "-m", "tool", "a", "0"], capture_output=True, text=True,
-                               cwd=tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    plain_run = subprocess.run([target_python or sys.executable, "-m", "tool", "a", "0"], capture_output=True,
+                               text=True, cwd=tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     plain = {**json.loads(plain_run.stdout), "exit code": plain_run.returncode}
     session = relay.launch(module="tool", args=["a", "0"], cwd=str(tmp_path), env={"PYTHONUNBUFFERED": "1"})
     assert seen_by(session) == plain

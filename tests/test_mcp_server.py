@@ -7,6 +7,7 @@ import sys
 
 import anyio
 import httpx
+import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -32,6 +33,7 @@ def test_every_operation_is_a_tool_described_for_a_model():
         assert set(op.params.model_fields) <= set(schema["properties"]), op.name
 
 
+@pytest.mark.smoke
 def test_mcp_stdio_breakpoint_launch_evaluate_next_continue_output(tmp_path):
     app = write(tmp_path, "scale.py", APP)
     params = StdioServerParameters(command=sys.executable, args=["-m", "jupyter_debug_relay.cli", "mcp"],

@@ -62,6 +62,7 @@ def test_an_output_breakpoint_through_the_comm_field(kernel):
     assert "needs pattern" in refused["error"]["message"]
 
 
+@pytest.mark.every_target
 def test_ez_lacks_function_and_output_breakpoints_and_says_so_and_debugpy_takes_them(relay, tmp_path):
     function = relay.breakpoints.add_function("work")
     output = relay.breakpoints.add_output("^go$")

@@ -90,6 +90,7 @@ def _stops(session, count: int) -> list[tuple[str, int]]:
     return [(s.frame.name, s.frame.line) for s in stops]
 
 
+@pytest.mark.every_target
 def test_qualified_function_breakpoints_stop_in_that_function_only(relay, shapes):
     geometry = shapes.replace("shapes.py", "geometry.py")
     method = relay.breakpoints.add_function("Point.norm")
@@ -121,6 +122,7 @@ def test_two_function_breakpoints_on_one_plain_name_refuse_the_second_and_say_wh
     assert refused.status == "refused" and f"breakpoint {first.id} (Point.norm)" in refused.message
 
 
+@pytest.mark.every_target
 def test_exception_breakpoints_limited_to_some_types(relay, write):
     app = write("raising.py", RAISING)
     assert relay.breakpoints.exceptions("raised", types=["KeyError", "ValueError"]) == "raised"

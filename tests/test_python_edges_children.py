@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import line_of
 
 FORKS = """
@@ -23,6 +24,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.every_target
 def test_forked_children_with_a_breakpoint_run_free_and_are_announced(relay, write):
     app = write("forks.py", FORKS)
     relay.breakpoints.add(app, line_of(app, "# in the child"))

@@ -20,6 +20,7 @@ print("result", fresh.work(21))
 """
 
 
+@pytest.mark.every_target
 def test_a_file_written_and_imported_at_once_stops_at_its_breakpoint(relay, write, tmp_path):
     app = write("writer.py", WRITER)
     fresh = str(tmp_path / "fresh.py")
@@ -34,6 +35,7 @@ def test_a_file_written_and_imported_at_once_stops_at_its_breakpoint(relay, writ
     assert session.continue_(timeout=15) is None and session.state == "terminated"
 
 
+@pytest.mark.every_target
 def test_a_pending_breakpoint_added_while_the_target_runs_binds_too(relay, write, tmp_path):
     app = write("writer.py", "import time\ntime.sleep(1.5)  # wait\n" + WRITER.lstrip("\n"))
     relay.breakpoints.add(app, line_of(app, "# wait"))

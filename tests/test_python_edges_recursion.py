@@ -14,6 +14,7 @@ dive(0)
 """
 
 
+@pytest.mark.every_target
 @pytest.mark.parametrize("mode", ["uncaught", "raised"])
 def test_an_uncaught_recursion_error_stops_post_mortem(relay, write, mode):
     app = write("dive.py", DIVE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import line_of
 
 from jupyter_debug_relay import RelayError
@@ -25,6 +26,7 @@ print("hits", sorted(hits))
 """
 
 
+@pytest.mark.every_target
 def test_three_threads_released_onto_one_breakpoint_each_report_their_stop(relay, write):
     app = write("barrier.py", BARRIER)
     bp = relay.breakpoints.add(app, line_of(app, "# together"))

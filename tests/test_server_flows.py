@@ -44,6 +44,7 @@ def test_every_operation_has_a_route_and_every_route_an_operation():
     assert {r.op_name for r in ROUTES} == set(OPERATIONS)
 
 
+@pytest.mark.smoke
 def test_happy_path_3_1(api, tmp_path):
     app = write(tmp_path, "app.py", APP)
     session = ok(api.post("/sessions", json={"name": "flow"}))["session"]

@@ -74,6 +74,7 @@ def paused(home, program):
         yield relay, session, session.info().uid, line
 
 
+@pytest.mark.smoke
 def test_a_session_leaves_its_folder_index_link_and_masked_events(home, program):
     with Relay(home=str(home)) as relay:
         relay.breakpoints.add(program, line_of(program, "# add"))

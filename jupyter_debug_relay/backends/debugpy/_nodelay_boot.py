@@ -14,7 +14,8 @@ The relay passes its settings in the environment variable ``JUPYTER_DEBUG_RELAY_
 debugpy as ``--adapter-access-token`` inside this process only; ``unset`` names
 variables the relay added for its own sake. Both are removed from ``os.environ``
 before the program runs, so it and its children see the environment of a plain run.
-``free_children`` makes a forked child run free of the debugger (its breakpoints would
+``debugpy`` names the debugpy folder to run instead of the one on the command line (the relay lends one
+built for this Python). ``free_children`` makes a forked child run free of the debugger (its breakpoints would
 wait for a client it cannot reach, hanging the program) and has the parent announce
 it to the relay with a ``relayForked`` event on pydevd's connection. A ``SyntaxError``
 that ends the program (a ``-m`` module or an imported file that does not compile) is
@@ -198,7 +199,9 @@ def stop_post_mortem(exc: BaseException) -> None:
     of the program's traceback."""
     get_debugger = getattr(sys.modules.get("pydevd"), "get_global_debugger", None)
     debugger = get_debugger() if get_debugger else None
-    if debugger is None or sys.gettrace() is not None:  # tracing alive: pydevd saw the exception itself
+    monitoring = getattr(sys, "monitoring", None)  # 3.12+: pydevd's tracer there outlives the recursion limit
+    if (debugger is None or sys.gettrace() is not None  # tracing alive: pydevd saw the exception itself
+            or (monitoring is not None and monitoring.get_tool(monitoring.DEBUGGER_ID) == "pydevd")):
         return
     debugger.trigger_exception_handler((type(exc), exc, exc.__traceback__))
 
@@ -431,9 +434,22 @@ def watch_loads() -> None:
     _LoaderBasics.exec_module = exec_module
 
 
+def monitoring_additions() -> dict:
+    """Python 3.12+: what ``_monitoring_boot.py``, beside this file, adds to pydevd's ``sys.monitoring`` tracer."""
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    spec = spec_from_file_location(BOOT_MODULE + "_monitoring", os.path.join(os.path.dirname(__file__),
+                                                                               "_monitoring_boot.py"))
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.AFTER_IMPORT
+
+
 def main() -> None:
     settings = json.loads(os.environ.pop(BOOT_VARIABLE, "{}"))
     sys.modules[BOOT_MODULE] = sys.modules[__name__]
+    if sys.version_info >= (3, 12):
+        AFTER_IMPORT.update(monitoring_additions())
     watch_loads()
     if settings.get("stack_with_stops"):
         AFTER_IMPORT["_pydevd_bundle.pydevd_net_command_factory_json"] = stack_with_every_stop
@@ -442,6 +458,8 @@ def main() -> None:
     args = sys.argv[1:]
     if args[:2] == ["-X", "frozen_modules=off"]:
         args = args[2:]
+    if settings.get("debugpy"):  # the relay lends one whose compiled parts load on this Python
+        args[0] = settings["debugpy"]
     if settings.get("token"):
         args[1:1] = ["--adapter-access-token", settings["token"]]
     if settings.get("free_children"):

@@ -20,7 +20,7 @@ from ...transports import procfs
 from ..base import BackendEvents
 from ..dap import messages as wire
 from ..dap.backend import DapBackend
-from . import interpreter, native_wait, source_changes
+from . import interpreter, lending, native_wait, source_changes
 from .crash_traceback import python_order
 from .slow_inspection import SlowInspection
 from .values import BYTES_TYPES, PythonValues
@@ -200,8 +200,10 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             if not os.path.isfile(self.program):
                 raise RelayError("file_not_found", f"No such script: {self.program}", details={"path": self.program})
             check_syntax(self.program)
-        if self.python:  # it runs the relay's debugpy, in its virtualenv
-            self.launch_env.update((await interpreter.probe(self.python)).activation(self.options["env"]))
+        if self.python:  # it runs a debugpy lent for its version, in its virtualenv
+            found = await interpreter.probe(self.python)
+            self.launch_env.update(found.activation(self.options["env"]))
+            self.lend(lending.choose(found))
         if self.attach_pid is not None:
             check_pid(self.attach_pid)
         if self.request_kind == "launch":
@@ -210,6 +212,14 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             await super().start(breakpoints, exceptions)
         except RelayError as exc:
             raise self.start_failed(exc) from None
+
+    def lend(self, loan: lending.Loan) -> None:
+        """Have the boot run ``loan``'s debugpy (when it is not the kernel's); say on the console why it is slow."""
+        if loan.folder != lending.KERNEL_DEBUGPY:
+            settings = json.loads(self.launch_env[BOOT_VARIABLE])
+            self.launch_env[BOOT_VARIABLE] = json.dumps({**settings, "debugpy": loan.folder})
+        if loan.note:
+            self.events.on_output("console", loan.note)
 
     def start_failed(self, exc: BaseException | None) -> RelayError:
         if (isinstance(exc, RelayError) and exc.code in ("invalid_request", "adapter_failed")

@@ -1,9 +1,9 @@
-"""The interpreter a launch names (``python=``): checked, lent the relay's debugpy, its virtualenv activated.
+"""The interpreter a launch names (``python=``): checked, lent a debugpy (``lending.py``), its virtualenv activated.
 
-The target always runs the relay's own debugpy (``_nodelay_boot.py`` runs it from its folder,
-which never joins the target's ``sys.path``), so the interpreter needs no debugpy of its own:
-it needs a Python that debugpy supports. Same major.minor as the kernel runs pydevd's compiled
-speedups; another supported version runs its pure-Python parts.
+The target runs a debugpy from a folder that never joins its ``sys.path`` (``_nodelay_boot.py``
+runs it), so the interpreter needs no debugpy of its own: it needs a Python from 3.8 on. The probe
+also notes the debugpy the interpreter has itself, if any, which the target runs when it is the
+relay's own version.
 """
 
 from __future__ import annotations
@@ -17,8 +17,22 @@ from dataclasses import dataclass
 from ...errors import RelayError
 
 OLDEST = (3, 8)  # the oldest Python the relay's debugpy runs on
-PROBE = ("import json, sys; print(json.dumps({'version': list(sys.version_info[:2]), 'prefix': sys.prefix, "
-         "'venv': sys.prefix != sys.base_prefix}))")
+_probed: dict = {}  # (path, its file's identity) -> what the probe learnt: a launch on it does not wait for another
+PROBE = """import json, os, sys
+own = None
+try:
+    from importlib.util import find_spec
+    spec = find_spec('debugpy')
+    if spec is not None and spec.origin:
+        folder = os.path.dirname(spec.origin)
+        found = [n[8:-10] for n in os.listdir(os.path.dirname(folder)) if n.startswith('debugpy-')
+                 and n.endswith('.dist-info')]
+        own = [folder, found[0] if len(found) == 1 else '']
+except Exception:
+    pass
+print(json.dumps({'version': list(sys.version_info[:2]), 'prefix': sys.prefix, 'venv': sys.prefix != sys.base_prefix,
+                  'debugpy': own}))
+"""
 
 
 @dataclass
@@ -29,6 +43,7 @@ class Interpreter:
     version: tuple[int, int]
     prefix: str
     venv: bool
+    debugpy: tuple[str, str] | None = None  # its own debugpy: folder and version
 
     @property
     def same_version(self) -> bool:
@@ -44,8 +59,28 @@ class Interpreter:
         return {"VIRTUAL_ENV": self.prefix, "PATH": os.pathsep.join(p for p in (scripts, path) if p)}
 
 
+def _identity(python: str) -> tuple[str, int] | None:
+    """The file ``python`` runs and its modification time: what the probe's answer is kept under."""
+    try:
+        real = os.path.realpath(python)
+        return real, os.stat(real).st_mtime_ns
+    except OSError:
+        return None
+
+
 async def probe(python: str) -> Interpreter:
-    """Run ``python`` once to learn its version and prefix; say clearly when it is not a usable Python."""
+    """Learn ``python``'s version and prefix (running it the first time); say clearly when it is not a usable one."""
+    identity = _identity(python)
+    known = _probed.get((python, identity)) if identity else None
+    if known is not None:
+        return known
+    interpreter = await _run_probe(python)
+    if identity:
+        _probed[(python, identity)] = interpreter
+    return interpreter
+
+
+async def _run_probe(python: str) -> Interpreter:
     try:
         proc = await asyncio.create_subprocess_exec(
             python, "-c", PROBE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -66,13 +101,16 @@ async def probe(python: str) -> Interpreter:
     try:
         found = json.loads(out.decode().strip().splitlines()[-1]) if proc.returncode == 0 else None
         interpreter = Interpreter(python, tuple(found["version"]), found["prefix"], bool(found["venv"]))
+        own = found.get("debugpy")
+        if isinstance(own, list) and len(own) == 2:
+            interpreter.debugpy = (str(own[0]), str(own[1]))
     except (ValueError, IndexError, KeyError, TypeError):
         raise RelayError("adapter_failed", f"{python!r} did not run as a Python interpreter (exit code "
                          f"{proc.returncode}).", "Give the path of a Python interpreter, e.g. .venv/bin/python.",
                          details) from None
     if interpreter.version < OLDEST:
         version = ".".join(map(str, interpreter.version))
-        raise RelayError("adapter_failed", f"{python!r} is Python {version}; the relay's debugpy runs on Python "
-                         f"{'.'.join(map(str, OLDEST))} or newer.",
-                         "Launch with a newer interpreter.", {**details, "version": version})
+        raise RelayError("unsupported", f"{python!r} is Python {version}; the relay debugs Python "
+                         f"{'.'.join(map(str, OLDEST))} and newer (debugpy runs on nothing older).",
+                         "Launch with Python 3.8 or newer.", {**details, "version": version})
     return interpreter

@@ -1,0 +1,102 @@
+"""What the boot adds to pydevd's ``sys.monitoring`` tracer (Python 3.12+): only a breakpoint's line calls back.
+
+pydevd turns a code object's LINE (and JUMP) events on when it holds a breakpoint, and then
+never answers ``DISABLE`` for any of its lines, nor for its PY_START: a breakpoint not yet
+reached in a hot function made every line of every call run pydevd's callback (50-80x slower).
+``sys.monitoring`` disables one location at a time, and pydevd already re-enables every
+location (``restart_events``) when a thread stops, pauses or steps and when breakpoints change,
+and never disables one while a thread steps or is suspended. So here, after pydevd has
+registered its callbacks (``update_monitor_events``, called on every breakpoint change), each is
+wrapped: a line that holds no breakpoint of its file, or a call of code whose lines already
+call back, answers ``DISABLE`` when no thread steps. Breakpoint lines still reach pydevd every time.
+
+pydevd's compiled tracer takes the program's frame as the top frame (``sys._getframe()``):
+it is given a ``sys`` whose ``_getframe`` passes over the wrappers' own frames (the
+pure-Python tracer's ``_getframe`` is replaced likewise). Loaded by ``_nodelay_boot.py``.
+"""
+
+import sys
+
+
+def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydevd's pydevd_sys_monitoring
+    """Wrap the callbacks that ``update_monitor_events`` registers, each time it registers them."""
+    from _pydevd_bundle.pydevd_additional_thread_info import any_thread_stepping
+    from pydevd_file_utils import canonical_normalized_path
+
+    monitor = sys.monitoring
+    tool, events, disable = monitor.DEBUGGER_ID, monitor.events, monitor.DISABLE
+    implementation = sys.modules.get(wrapper.update_monitor_events.__module__)
+    compiled = implementation is not None and implementation.__name__.endswith("_cython")
+    update = wrapper.update_monitor_events
+    ours: set = set()  # the wrappers' code: their frames are never the program's
+    getframe = sys._getframe
+
+    def program_frame(depth: int = 0):  # noqa: ANN202
+        frame = getframe(1 if compiled else depth + 1)  # the compiled tracer always means the top frame
+        return frame.f_back if frame.f_code in ours else frame
+
+    class ProgramSys:
+        """``sys`` as the compiled tracer sees it: its top frame is the program's, never a wrapper's."""
+
+        _getframe = staticmethod(program_frame)
+
+        def __getattr__(self, name: str):  # noqa: ANN204
+            return getattr(sys, name)
+
+    def wrapped(event: int, make) -> None:  # noqa: ANN001
+        theirs = monitor.register_callback(tool, event, None)
+        if theirs is not None:
+            callback = make(theirs)
+            ours.add(callback.__code__)
+            monitor.register_callback(tool, event, callback)
+
+    def update_monitor_events(*args, **kwargs) -> None:  # noqa: ANN002, ANN003 - pydevd's signature
+        update(*args, **kwargs)
+        py_db = sys.modules["pydevd"].get_global_debugger()
+        if py_db is None or py_db.has_plugin_line_breaks:
+            return
+        lines_of: dict = {}  # co_filename -> its breakpoints' lines, until breakpoints change
+
+        def quiet(filename: str, line: int) -> bool:
+            lines = lines_of.get(filename)
+            if lines is None:
+                lines = lines_of[filename] = frozenset(py_db.breakpoints.get(canonical_normalized_path(filename), ()))
+            return line not in lines and not any_thread_stepping()
+
+        def on_line(theirs):  # noqa: ANN001, ANN202
+            def line(code, number):  # noqa: ANN001, ANN202
+                result = theirs(code, number)
+                return disable if result is None and quiet(code.co_filename, number) else result
+            return line
+
+        def on_jump(theirs):  # noqa: ANN001, ANN202
+            def jump(code, source, target):  # noqa: ANN001, ANN202
+                result = theirs(code, source, target)
+                if result is None and quiet(code.co_filename, getframe(1).f_lineno):
+                    return disable
+                return result
+            return jump
+
+        def on_start(theirs):  # noqa: ANN001, ANN202
+            def start(code, offset):  # noqa: ANN001, ANN202
+                result = theirs(code, offset)
+                if (result is None and not py_db.function_breakpoint_name_to_breakpoint
+                        and monitor.get_local_events(tool, code) & events.LINE and not any_thread_stepping()):
+                    return disable  # its lines call back on their own
+                return result
+            return start
+
+        wrapped(events.LINE, on_line)
+        wrapped(events.JUMP, on_jump)
+        wrapped(events.PY_START, on_start)
+
+    wrapper.update_monitor_events = update_monitor_events
+    if implementation is not None:
+        implementation.update_monitor_events = update_monitor_events
+        if compiled:
+            implementation.sys = ProgramSys()
+        else:
+            implementation._getframe = program_frame
+
+
+AFTER_IMPORT = {"_pydevd_sys_monitoring.pydevd_sys_monitoring": call_back_only_on_breakpoint_lines}

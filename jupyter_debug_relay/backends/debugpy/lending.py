@@ -1,0 +1,140 @@
+"""Which debugpy a launched target runs: one whose compiled parts load on the target's Python.
+
+debugpy's compiled tracer (``pydevd_cython``, and on 3.12+ the ``sys.monitoring`` one) is built for
+one Python version. The kernel's debugpy is built for the kernel's: lent to a target of another
+version, it runs its pure-Python parts, several times slower between stops. So a target runs:
+
+- the kernel's debugpy when it is the kernel's Python version;
+- its own debugpy when its interpreter has one of the relay's version;
+- else a copy of the relay's debugpy version installed for its Python into the cache
+  (``$JUPYTER_DEBUG_RELAY_CACHE``, by default ``~/.cache/jupyter-debug-relay``), by the kernel's
+  pip at the first launch on that version. Until the copy is there (or when pip cannot get
+  it: offline), the target runs the kernel's, and the session says so once on its console.
+
+debugpy releases from 1.8.22 on have no wheels for Python 3.8 and 3.9: those targets run the
+kernel's debugpy in pure Python.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+
+import debugpy
+
+from .interpreter import Interpreter
+
+VERSION = debugpy.__version__
+KERNEL_DEBUGPY = os.path.dirname(os.path.abspath(debugpy.__file__))
+CACHE_ENV = "JUPYTER_DEBUG_RELAY_CACHE"
+OLDEST_WHEELS = (3, 10)  # the oldest Python the relay's debugpy version has wheels for
+INSTALL_TIMEOUT = 300.0
+log = logging.getLogger(__name__)
+_installs: dict[str, threading.Thread] = {}  # cache folder -> the install making it
+_failures: dict[str, str] = {}  # cache folder -> why pip could not make it (not tried again in this process)
+_lock = threading.Lock()
+
+
+@dataclass
+class Loan:
+    """The debugpy folder a target runs, and a note for its console when it is not the fast one."""
+
+    folder: str
+    note: str | None = None
+
+
+def cache_root() -> str:
+    """Where debugpy copies for other Python versions are kept."""
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "jupyter-debug-relay")
+
+
+def cached_folder(version: tuple[int, int]) -> str:
+    """The folder of the debugpy copy for Python ``version`` (its ``debugpy`` package is inside)."""
+    return os.path.join(cache_root(), "debugpy", f"{VERSION}-py{version[0]}{version[1]}")
+
+
+def debugpy_in(folder: str) -> str | None:
+    """The ``debugpy`` package of a complete copy in ``folder``, or None."""
+    package = os.path.join(folder, "debugpy")
+    return package if os.path.isfile(os.path.join(package, "__main__.py")) else None
+
+
+def choose(interpreter: Interpreter) -> Loan:
+    """The debugpy the target of ``interpreter`` runs (starting the install of a copy when there is none yet)."""
+    if interpreter.same_version:
+        return Loan(KERNEL_DEBUGPY)
+    if interpreter.debugpy is not None and interpreter.debugpy[1] == VERSION:
+        return Loan(interpreter.debugpy[0])
+    shown = ".".join(map(str, interpreter.version))
+    if interpreter.version < OLDEST_WHEELS:
+        return Loan(KERNEL_DEBUGPY, f"Python {shown}: debugpy {VERSION} runs here in pure Python (it has no "
+                    f"build for {shown}), slower between stops than on Python 3.10 and newer.\n")
+    folder = cached_folder(interpreter.version)
+    package = debugpy_in(folder)
+    if package is not None:
+        return Loan(package)
+    failure = _failures.get(folder)
+    if failure is None:
+        start_install(interpreter)
+    state = f"could not be installed in {folder} ({failure})" if failure else f"is being installed in {folder}"
+    return Loan(KERNEL_DEBUGPY, f"Python {shown}: debugpy {VERSION} for {shown} {state}; meanwhile this target "
+                "runs the kernel's debugpy in pure Python, slower between stops.\n")
+
+
+def start_install(interpreter: Interpreter) -> None:
+    """Install the copy for ``interpreter`` in a thread of its own, unless one is making it already."""
+    folder = cached_folder(interpreter.version)
+    with _lock:
+        running = _installs.get(folder)
+        if running is None or not running.is_alive():
+            _installs[folder] = threading.Thread(target=install, args=(interpreter,), daemon=True,
+                                                 name=f"debugpy install {folder}")
+            _installs[folder].start()
+
+
+def wait_for_installs(timeout: float = INSTALL_TIMEOUT) -> None:
+    """Wait until the installs started are over (tests and benches, before they measure or end)."""
+    with _lock:
+        threads = list(_installs.values())
+    for thread in threads:
+        thread.join(timeout)
+
+
+def install(interpreter: Interpreter) -> str | None:
+    """Install the relay's debugpy version for ``interpreter``'s Python into the cache, compiled by it; its package,
+    or None."""
+    version = interpreter.version
+    folder = cached_folder(version)
+    if debugpy_in(folder):
+        return debugpy_in(folder)
+    os.makedirs(os.path.dirname(folder), exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix=os.path.basename(folder) + ".", dir=os.path.dirname(folder))
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+               "--no-compile", "--only-binary=:all:", "--python-version", f"{version[0]}.{version[1]}",
+               "--target", scratch, f"debugpy=={VERSION}"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
+                              start_new_session=True)
+        if done.returncode != 0 or not debugpy_in(scratch):
+            errors = [line for line in done.stderr.splitlines() if line.startswith("ERROR")]
+            raise OSError((errors or done.stderr.strip().splitlines() or ["pip failed"])[-1])
+        subprocess.run([interpreter.path, "-m", "compileall", "-q", "-j", "0", scratch], capture_output=True,
+                       timeout=INSTALL_TIMEOUT, start_new_session=True)  # its first launch needs no compiling
+        os.replace(scratch, folder)
+    except (OSError, subprocess.SubprocessError) as exc:
+        if not debugpy_in(folder):  # another process may have made it meanwhile
+            _failures[folder] = str(exc)
+            log.warning("Could not install debugpy %s for Python %d.%d: %s", VERSION, *version, exc)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return debugpy_in(folder)

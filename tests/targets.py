@@ -1,0 +1,63 @@
+"""The Python interpreters found here besides the one running the tests: targets and kernels of other versions.
+
+``JUPYTER_DEBUG_RELAY_TEST_PYTHONS`` (paths separated by ``os.pathsep``) names them; otherwise
+``python3.X`` on ``PATH`` and pyenv's versions are looked at, for every X from 3.8 on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+from jupyter_debug_relay.backends.debugpy import interpreter, lending
+
+VARIABLE = "JUPYTER_DEBUG_RELAY_TEST_PYTHONS"
+WHERE = f"${VARIABLE}, python3.X on PATH, ~/.pyenv/versions"
+
+
+@functools.cache
+def found() -> dict[tuple[int, int], str]:
+    """Python version -> an interpreter of it, other than the tests' own version."""
+    named = [p for p in os.environ.get(VARIABLE, "").split(os.pathsep) if p]
+    if not named:
+        root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+        named = [shutil.which(f"python3.{minor}") for minor in range(8, 20)]
+        named += sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3")))
+    pythons: dict[tuple[int, int], str] = {}
+    for path in filter(None, named):
+        try:
+            out = subprocess.run([path, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True,
+                                 text=True, timeout=30).stdout.split()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        version = (int(out[0]), int(out[1])) if len(out) == 2 else None
+        if version and version != sys.version_info[:2]:
+            pythons.setdefault(version, path)
+    return dict(sorted(pythons.items()))
+
+
+def newest_monitoring() -> str | None:
+    """The newest Python 3.12+ found (pydevd traces it through ``sys.monitoring``), or None."""
+    newer = [path for version, path in found().items() if version >= (3, 12)]
+    return newer[-1] if newer else None
+
+
+@functools.cache
+def prepared(python: str) -> str:
+    """The debugpy folder a target on ``python`` runs, installed into the cache first when it needs a copy."""
+    found_here = asyncio.run(interpreter.probe(python))
+    loan = lending.choose(found_here)
+    if loan.note:
+        lending.wait_for_installs()
+        loan = lending.choose(found_here)
+    return loan.folder
+
+
+def debugpy_command(python: str | None) -> list[str]:
+    """``python -m debugpy`` for a target on ``python`` (None: the tests' own), with the debugpy it is lent."""
+    return [python, prepared(python)] if python else [sys.executable, "-m", "debugpy"]
