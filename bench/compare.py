@@ -69,18 +69,21 @@ def main() -> None:
         finally:
             subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", worktree], capture_output=True)
 
-    table = Table("measure (ms)", "n", f"this ({head})", f"ref ({commit})", "this / ref")
+    table = Table("measure (ms; CPU: the target's)", "n", f"this ({head})", f"ref ({commit})", "this / ref")
     for version in times["this"]:
-        table.row(f"**Python {version}**", "", "", "", "")
+        table.row(f"**Python {version}**")
         mine, theirs = times["this"][version], times["ref"].get(version, {})
         for key, (title, _) in suites.CASES.items():
-            if key in mine and mine[key].n and key in theirs and theirs[key].n:
-                table.row(title, mine[key].n, mine[key].median, theirs[key].median,
-                          mine[key].median / theirs[key].median)
+            for suffix, label in (("", title), (" cpu", "    CPU")):
+                a, b = mine.get(key + suffix), theirs.get(key + suffix)
+                if a and a.n and b and b.n:
+                    table.row(label, a.n, a.median, b.median, a.median / b.median)
         for title, top, bottom, _ in suites.RATIOS:
-            a, b = suites.ratio_of(mine, top, bottom), suites.ratio_of(theirs, top, bottom)
-            if a is not None and b is not None:
-                table.row(title, mine[top].n, a, b, a / b)
+            for suffix, label in (("", title), (" cpu", "    CPU")):
+                a, b = suites.ratio_of(mine, top + suffix, bottom + suffix), suites.ratio_of(
+                    theirs, top + suffix, bottom + suffix)
+                if a is not None and b is not None:
+                    table.row(label, mine[top].n, a, b, a / b)
     record("compare", {"this": head, "ref": commit, **{which: suites.figures(found) for which, found in
                                                           times.items()}})
 

@@ -226,8 +226,10 @@ def main() -> None:
     for count, times in paced.items():
         table.row(f"step p50, {count} sessions paced", times.n, times.median, "")
         table.row(f"step p99, {count} sessions paced", times.n, times.p(99), 30)
+    print()
+    suite_table = Table(*suites.SUITE_COLUMNS)
     for target in targets:
-        suites.print_rows(table, suite[target.version], target.label)
+        suites.print_rows(suite_table, suite[target.version], target.label)
     for runs, label in anchors:
         print(f"{label}: {len(runs.runs)} runs, {runs.samples()} steps; its first stop is one launch a run")
 

@@ -9,9 +9,11 @@ Two suites, each timed as a whole ``pytest`` run (wall time, from the launch to 
   plainly, under the relay with a breakpoint never hit, and the time to the first hit of a breakpoint deep in the
   library beside the plain run of the test files up to that hit.
 
-Each target Python gets a virtualenv with pytest, made once and kept in ``CACHE`` (as is the project's download).
-The relay lends every target its own debugpy. ``CASES`` lists what is run per target, in turn, ``rounds`` times;
-a case is a function of (``Target``, ``Suites``) to milliseconds (None: not measurable there).
+Each case is timed on the wall clock and by the CPU time its processes used (the target and what starts it:
+``RUSAGE_CHILDREN``), which moves less on a busy machine. Each target Python gets a virtualenv with pytest, made
+once and kept in ``CACHE`` (as is the project's download). The relay lends every target its own debugpy.
+``CASES`` lists what is run per target, in turn, ``rounds`` times; a case is a function of (``Target``,
+``Suites``) to milliseconds (None: not measurable there).
 
     python bench/suites.py [--rounds 3] [--python PATH ...] [--json]
 
@@ -25,6 +27,7 @@ import glob
 import hashlib
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -311,17 +314,26 @@ RATIOS = [  # (title, numerator, denominator, goal)
 ]
 
 
+def children_cpu() -> float:
+    """CPU time (user + system, ms) of this process's ended children: the targets, reaped by the relay or by us."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ms(used.ru_utime + used.ru_stime)
+
+
 def measure(targets: list[Target], suites: Suites, rounds: int, cases: list[str] | None = None,
             ) -> dict[str, dict[str, Samples]]:
-    """Per target, per case: ``rounds`` runs, one of each case in turn per round (drift hits all alike)."""
+    """Per target, per case: ``rounds`` runs, one of each case in turn per round (drift hits all alike). Each case
+    has its wall time (``key``) and the CPU time its processes used (``key cpu``), which a busy machine moves less."""
     chosen = [key for key in CASES if cases is None or key in cases]
-    times = {target.version: {key: Samples() for key in chosen} for target in targets}
+    times = {target.version: {k: Samples() for key in chosen for k in (key, f"{key} cpu")} for target in targets}
     for _ in range(rounds):
         for target in targets:
             for key in chosen:
+                cpu = children_cpu()
                 took = CASES[key][1](target, suites)
                 if took is not None:
                     times[target.version][key].add(took)
+                    times[target.version][f"{key} cpu"].add(children_cpu() - cpu)
     return times
 
 
@@ -331,23 +343,36 @@ def ratio_of(found: dict[str, Samples], top: str, bottom: str) -> float | None:
     return None
 
 
+def cells(found: dict[str, Samples], key: str) -> list:
+    """n, the wall-time median and the CPU-time median of a case (blank where it did not run)."""
+    wall, cpu = found.get(key), found.get(f"{key} cpu")
+    return [wall.n, wall.median, cpu.median if cpu and cpu.n else ""] if wall and wall.n else ["", "", ""]
+
+
+def ratio_cells(found: dict[str, Samples], top: str, bottom: str) -> list:
+    wall, cpu = ratio_of(found, top, bottom), ratio_of(found, f"{top} cpu", f"{bottom} cpu")
+    return [found[top].n, wall, "" if cpu is None else cpu] if wall is not None else []
+
+
+SUITE_COLUMNS = ("measure (ms)", "n", "wall", "target CPU", "goal")
+
+
 def print_rows(table: Table, found: dict[str, Samples], label: str) -> None:
-    """A target's rows in a table of columns (measure, n, ms, goal)."""
-    table.row(f"**{label}**", "", "", "")
+    """A target's rows in a table of columns (measure, n, wall ms, the target's CPU ms, goal)."""
+    table.row(f"**{label}**")
     for key, (title, _) in CASES.items():
         if key in found and found[key].n:
-            table.row(title, found[key].n, found[key].median, "")
+            table.row(title, *cells(found, key))
     for title, top, bottom, goal in RATIOS:
-        value = ratio_of(found, top, bottom)
-        if value is not None:
-            table.row(title, found[top].n, value, "" if goal is None else f"{goal:g}")
+        if found_ratio := ratio_cells(found, top, bottom):
+            table.row(title, *found_ratio, "" if goal is None else f"{goal:g}")
 
 
 def figures(times: dict[str, dict[str, Samples]]) -> dict:
-    """The results file's part: per target, each case's summary and each ratio."""
+    """The results file's part: per target, each case's summary and each ratio (wall and CPU)."""
     return {version: {**{key: s.summary() for key, s in found.items() if s.n},
-                      **{f"ratio {top}/{bottom}": round(r, 2) for _, top, bottom, _ in RATIOS
-                         if (r := ratio_of(found, top, bottom)) is not None}}
+                      **{f"ratio {top}/{bottom}{cpu}": round(r, 2) for _, top, bottom, _ in RATIOS
+                         for cpu in ("", " cpu") if (r := ratio_of(found, top + cpu, bottom + cpu)) is not None}}
             for version, found in times.items()}
 
 
@@ -366,7 +391,7 @@ def main() -> None:
     if opts.json:
         print(json.dumps({version: {key: s.values for key, s in found.items()} for version, found in times.items()}))
         return
-    table = Table("measure (ms)", "n", "median", "goal")
+    table = Table(*SUITE_COLUMNS)
     for target in targets:
         print_rows(table, times[target.version], target.label)
 
