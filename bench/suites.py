@@ -326,6 +326,9 @@ def measure(targets: list[Target], suites: Suites, rounds: int, cases: list[str]
     has its wall time (``key``) and the CPU time its processes used (``key cpu``), which a busy machine moves less."""
     chosen = [key for key in CASES if cases is None or key in cases]
     times = {target.version: {k: Samples() for key in chosen for k in (key, f"{key} cpu")} for target in targets}
+    for target in targets:  # untimed: the first runs write the bytecode caches (pytest's rewritten test modules)
+        CASES["suite_plain"][1](target, suites)
+        CASES["project_plain"][1](target, suites)
     for _ in range(rounds):
         for target in targets:
             for key in chosen:
