@@ -8,9 +8,8 @@ steps and the anchors' runs alternate in ``--rounds`` rounds, so that drift hits
 
 The session store's cost is measured in the same run: steps with the store off and on, interleaved.
 Launches are timed phase by phase (``SessionInfo.startup``), restarts too; many sessions step at once
-(20 and 50, each at an agent's pace); and a test suite the bench writes runs plainly, under a no-op trace
-function in Python and in C (the floor of any debugger that traces through ``sys.settrace`` on this Python;
-the C one is built when a C compiler is here), and under the relay without a breakpoint and with one never hit.
+(20 and 50, each at an agent's pace); and whole test suites run plainly and under the relay on every target
+Python found (``suites.py``: a suite the bench writes, with its no-op tracer floors, and a PyPI project's own).
 """
 
 from __future__ import annotations
@@ -19,16 +18,14 @@ import argparse
 import json
 import os
 import random
-import subprocess
-import sys
-import sysconfig
 import tempfile
 import threading
 import time
 
+import suites
 from common import AnchorRuns, Samples, Table, ms, ratio, record, rounds, wait_until
 
-from jupyter_debug_relay import Relay, RelayError
+from jupyter_debug_relay import Relay
 
 # The same target as the anchor client, so the figures compare like with like.
 TARGET = """
@@ -119,112 +116,6 @@ def measure_paced(program: str, sessions: int, steps: int = 40, think: float = 0
     return times
 
 
-SUITE_TEST = """
-def test_{k}():
-    items = parse(" ".join(f"item{{i}}:{{i}}.5x{{i % 7}}" for i in range({size})))
-    assert len(items) == {size} and total(items) >= 0
-    data = json.loads(json.dumps([dataclasses.asdict(i) for i in items]))
-    assert sorted(d["qty"] for d in data) == sorted(i.qty for i in items)
-    assert fib({k} % 30) >= 0 and sum(collections.Counter(i.qty for i in items).values()) == len(items)
-"""
-SUITE_HEAD = """import collections, dataclasses, json, re
-
-@dataclasses.dataclass
-class Item:
-    name: str
-    price: float
-    qty: int
-
-def parse(text):
-    return [Item(n, float(p), int(q)) for n, p, q in re.findall(r"(\\w+):(\\d+\\.\\d+)x(\\d+)", text)]
-
-def total(items):
-    return sum(i.price * i.qty for i in items)
-
-def never_called():
-    return "the breakpoint is here"  # never
-
-def fib(n):
-    a, b = 0, 1
-    for _ in range(n):
-        a, b = b, a + b
-    return a
-"""
-NOOP_TRACE = "import sys, pytest\nsys.settrace(lambda *a: None)\nsys.exit(pytest.main(sys.argv[1:]))\n"
-# The same in C: what the interpreter's own tracing costs, with a trace function that takes no time.
-C_NOOP_TRACE = """#include <Python.h>
-#include <frameobject.h>
-static int noop(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg) { return 0; }
-static PyObject *on(PyObject *self, PyObject *unused) { PyEval_SetTrace(noop, NULL); Py_RETURN_NONE; }
-static PyMethodDef methods[] = {{"on", on, METH_NOARGS, ""}, {NULL, NULL, 0, NULL}};
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "c_noop_trace", NULL, -1, methods};
-PyMODINIT_FUNC PyInit_c_noop_trace(void) { return PyModule_Create(&module); }
-"""
-C_NOOP_RUN = "import sys, pytest, c_noop_trace\nc_noop_trace.on()\nsys.exit(pytest.main(sys.argv[1:]))\n"
-
-
-def build_c_noop(folder: str) -> str | None:
-    """Compile the C no-op tracer beside the suite; the runner's path, or None with no C compiler here."""
-    source = os.path.join(folder, "c_noop_trace.c")
-    with open(source, "w") as f:
-        f.write(C_NOOP_TRACE)
-    library = os.path.join(folder, "c_noop_trace" + sysconfig.get_config_var("EXT_SUFFIX"))
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    try:
-        subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-I", sysconfig.get_paths()["include"], source,
-                        "-o", library], check=True, capture_output=True, timeout=120)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    runner = os.path.join(folder, "c_noop_run.py")
-    with open(runner, "w") as f:
-        f.write(C_NOOP_RUN)
-    return runner
-
-
-def measure_suite(folder: str, tests: int = 300, runs: int = 3) -> dict:
-    """A suite of ``tests`` tests: plainly, under a no-op trace function in Python and in C, and under the relay
-    with a breakpoint in a function no test calls, and with none: wall time of the whole pytest run, ``runs``
-    rounds with one run of each (in turn, so that drift hits all alike), and the median of each."""
-    suite = os.path.join(folder, "test_suite.py")
-    with open(suite, "w") as f:
-        f.write(SUITE_HEAD + "".join(SUITE_TEST.format(k=k, size=k % 50 + 20) for k in range(tests)))
-    noop = os.path.join(folder, "noop_trace.py")
-    with open(noop, "w") as f:
-        f.write(NOOP_TRACE)
-    args = ["-q", "-p", "no:cacheprovider", suite]
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    c_runner = build_c_noop(folder)
-    line = SUITE_HEAD.splitlines().index('    return "the breakpoint is here"  # never') + 1
-
-    def timed_run(argv: list[str]) -> float:
-        started = time.perf_counter()
-        subprocess.run(argv, env=env, cwd=folder, check=True, capture_output=True, timeout=600)
-        return ms(time.perf_counter() - started)
-
-    def debugged(relay: Relay) -> float:
-        started = time.perf_counter()
-        session = relay.launch(module="pytest", args=args, cwd=folder, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-        try:
-            session.wait_for_stop(600)
-            raise AssertionError("the breakpoint no test reaches stopped the suite")
-        except RelayError:
-            pass  # the suite ran to its end
-        assert session.exit_code == 0, session.output().text[-2000:]
-        return ms(time.perf_counter() - started)
-
-    times = {key: Samples() for key in ("plain", "noop", "c_noop", "no_bp", "bp")}
-    with Relay(record=False) as bare, Relay(record=False) as with_bp:
-        with_bp.breakpoints.add(suite, line)
-        for _ in range(runs):
-            times["plain"].add(timed_run([sys.executable, "-m", "pytest", *args]))
-            times["noop"].add(timed_run([sys.executable, noop, *args]))
-            if c_runner:
-                times["c_noop"].add(timed_run([sys.executable, c_runner, *args]))
-            times["no_bp"].add(debugged(bare))
-            times["bp"].add(debugged(with_bp))
-    return times
-
-
 def measure_store(n: int, program: str, home: str) -> dict:
     """Steps (with the usual look at each stop) with the session store off and on, interleaved in one run, and
     the time from appending a command to a session's commands.jsonl to its answer in events.jsonl."""
@@ -287,6 +178,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternations of the relay's steps and the anchors'")
     parser.add_argument("--launches", type=int, default=10, help="launches timed to their first stop")
     parser.add_argument("--no-anchors", action="store_true")
+    parser.add_argument("--suite-rounds", type=int, default=3, help="runs of each whole suite, per target Python")
+    parser.add_argument("--python", action="append", help="a target Python for the suites (default: all found)")
     opts = parser.parse_args()
     anchors = [] if opts.no_anchors else [
         (AnchorRuns("raw_dap_bench.py", ["--transport", "tcp"]), "raw DAP, TCP"),
@@ -307,7 +200,8 @@ def main() -> None:
         flat_out = measure_paced(program, 10, steps=50, think=0)
         store = measure_store(opts.n, program, os.path.join(workdir, "store"))
         paced = {count: measure_paced(program, count) for count in (20, 50)}
-        suite = measure_suite(workdir)
+        targets = [suites.prepare_target(python) for python in opts.python or suites.find_pythons()]
+        suite = suites.measure(targets, suites.prepare(os.path.join(workdir, "suites")), opts.suite_rounds)
 
     head = ["measure (ms)", "n", "relay", "goal"]
     for _, label in anchors:
@@ -332,18 +226,10 @@ def main() -> None:
     for count, times in paced.items():
         table.row(f"step p50, {count} sessions paced", times.n, times.median, "")
         table.row(f"step p99, {count} sessions paced", times.n, times.p(99), 30)
-    plain = suite["plain"].median
-    print_row("300-test suite, plain", suite["plain"], None)
-    print_row("  under a no-op trace function", suite["noop"], None)
-    if suite["c_noop"].n:
-        print_row("  under a C no-op trace function", suite["c_noop"], None)
-    print_row("  under the relay, no breakpoint", suite["no_bp"], None)
-    print_row("  under the relay, bp not hit", suite["bp"], None)
-    table.row("  ratio debugged / plain", suite["bp"].n, suite["bp"].median / plain, 1.5)
-    table.row("  ratio relay, no bp / plain", suite["no_bp"].n, suite["no_bp"].median / plain, "")
-    table.row("  ratio no-op tracer / plain", suite["noop"].n, suite["noop"].median / plain, "")
-    if suite["c_noop"].n:
-        table.row("  ratio C no-op tracer / plain", suite["c_noop"].n, suite["c_noop"].median / plain, "")
+    print()
+    suite_table = Table(*suites.SUITE_COLUMNS)
+    for target in targets:
+        suites.print_rows(suite_table, suite[target.version], target.label)
     for runs, label in anchors:
         print(f"{label}: {len(runs.runs)} runs, {runs.samples()} steps; its first stop is one launch a run")
 
@@ -356,10 +242,7 @@ def main() -> None:
         "step_store_off_ms": store["store_off"].summary(), "step_store_on_ms": store["store_on"].summary(),
         "store_cost_ms": round(store_cost, 3), "command_response_ms": store["command_response"].summary(),
         **{f"step_{count}_paced_ms": times.summary() for count, times in paced.items()},
-        "suite_ms": {key: times.summary() for key, times in suite.items() if times.n},
-        "suite_ratio": round(suite["bp"].median / plain, 2),
-        "suite_no_bp_ratio": round(suite["no_bp"].median / plain, 2),
-        "suite_floor_ratio": round(suite["noop"].median / plain, 2),
+        "suites": suites.figures(suite),
         "anchors": {label: {"runs": runs.runs, **{key: runs.figure(key) for key in
                                                     ("first_stop_ms", "step_ms", "inspect_ms", "evaluate_ms")}}
                     for runs, label in anchors}})
