@@ -267,6 +267,12 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
                t.magic("%dbg expose mg --read-only", "url"), t.comm("expose", "url", readOnly=True)]
     assert all(re.fullmatch(r"dap://127\.0\.0\.1:\d+", e["ok"]) for e in exposed), exposed
     REACHED.add("expose")  # what a DAP client does there: tests/test_dapserver.py
+    snaps = [t.py("s.snapshot(frames=2, locals=0, output=0)"),
+             t.magic("%dbg snapshot --session mg --frames 2 --locals 0 --output 0", "snapshot"),
+             t.comm("snapshot", "snapshot", frames=2, locals=0, output=0)]
+    assert all("ok" in r for r in snaps), snaps
+    same([{"ok": [(f["name"], f["text"]) for f in r["ok"]["frames"]]} for r in snaps], "snapshot")
+    REACHED.add("snapshot")  # its bounds and every part of it: tests/test_agents_surface.py
     # -- what a launched debugpy session refuses, refused alike
     same_error([t.py("s.detach()"), t.magic("%dbg detach --session mg", None), t.comm("detach", None)],
                "detach", "unsupported")

@@ -186,7 +186,9 @@ def test_breakpoint_kinds_and_management(kernel, write):
     assert kernel.magic("%bp enable 1").text.startswith("breakpoint 1 at function compute")
     launched = kernel.magic("%dbg launch app.py").text
     assert launched == f"s1: paused at app.py:{line_of(app, 'def compute')} in compute() — function breakpoint 1 " \
-                       f"[thread 1]\n{line_of(app, 'def compute')} │ def compute(items):", launched
+                       f"[thread 1]\n{line_of(app, 'def compute')} │ def compute(items):\n" \
+                       "  breakpoint 3 at app.py:2 — not verified: line 2 has no code (blank, comment or inside a " \
+                       "statement); the nearest executable line is 3", launched  # a start names what it could not bind
     assert kernel.magic("%bp rm 1 3").text == "removed breakpoint 1, 3"
     assert kernel.magic("%dbg continue").text == "exited with code 3"  # sys.exit(3) is an end, not a crash
     assert "i=2 x=5" in kernel.magic("%dbg output").text  # the logpoint fired on its third hit only

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from jupyter_debug_relay.store.recording import Home
-from tests.conftest import line_of
+from tests.conftest import line_of, wait_until
 from tests.kernels import APP, UID, Kernel
-from tests.test_session_store import cli, wait_for
+from tests.test_session_store import cli
 
 
 @pytest.fixture
@@ -79,8 +79,8 @@ def test_two_kernels_record_apart_and_the_cli_drives_one_of_them(two_kernels, tm
     assert [f["name"] for f in stack["stack"]["frames"]] == ["compute", "<module>"]
 
     os.kill(b.pid, signal.SIGKILL)
-    gone = wait_for(lambda: not [e for e in Home(home).sessions() if e["uid"] == uid_b and e["live"]], 5)
-    assert gone
+    wait_until(lambda: not [e for e in Home(home).sessions() if e["uid"] == uid_b and e["live"]], 5,
+               "the killed kernel's session to be listed as ended")
     listed = json.loads(cli("sessions", "--json", home=home).stdout)["sessions"]
     assert {e["uid"]: (e["live"], e["state"]) for e in listed}[uid_b] == (False, "ended")
     refused = cli("pause", "--session", uid_b, home=home)

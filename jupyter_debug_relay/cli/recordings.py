@@ -154,9 +154,10 @@ def _attach(options: argparse.Namespace) -> int:
     path = home.folder(uid) / "events.jsonl"
     printer = Printer()
     done = threading.Event()
+    start = path.stat().st_size  # taken before the prompt can send a command: no event of its answer is missed
 
     def follow() -> None:
-        for batch in home.follow(path, path.stat().st_size, stop=lambda: done.is_set() or _ended(home, uid)()):
+        for batch in home.follow(path, start, stop=lambda: done.is_set() or _ended(home, uid)()):
             for event in batch:
                 if event.get("type") not in ("session", "snapshot", "command_response"):
                     printer.event(event)
