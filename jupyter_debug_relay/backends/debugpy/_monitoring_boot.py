@@ -12,7 +12,9 @@ call back, answers ``DISABLE`` when no thread steps. Breakpoint lines still reac
 
 pydevd's compiled tracer takes the program's frame as the top frame (``sys._getframe()``):
 it is given a ``sys`` whose ``_getframe`` passes over the wrappers' own frames (the
-pure-Python tracer's ``_getframe`` is replaced likewise). Loaded by ``_nodelay_boot.py``.
+pure-Python tracer's ``_getframe`` is replaced likewise). pydevd updates from any thread (the boot binding a
+pending breakpoint in the program's, pydevd's reader in its own): a callback already ours is never wrapped again.
+Loaded by ``_nodelay_boot.py``.
 """
 
 import sys
@@ -33,7 +35,9 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
 
     def program_frame(depth: int = 0):  # noqa: ANN202
         frame = getframe(1 if compiled else depth + 1)  # the compiled tracer always means the top frame
-        return frame.f_back if frame.f_code in ours else frame
+        while frame.f_code in ours:
+            frame = frame.f_back
+        return frame
 
     class ProgramSys:
         """``sys`` as the compiled tracer sees it: its top frame is the program's, never a wrapper's."""
@@ -45,8 +49,11 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
 
     def wrapped(event: int, make) -> None:  # noqa: ANN001
         theirs = monitor.register_callback(tool, event, None)
+        while getattr(theirs, "__code__", None) in ours:  # two threads updating at once: never wrap ours
+            theirs = theirs.__wrapped__
         if theirs is not None:
             callback = make(theirs)
+            callback.__wrapped__ = theirs
             ours.add(callback.__code__)
             monitor.register_callback(tool, event, callback)
 
