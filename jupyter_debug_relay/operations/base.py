@@ -71,3 +71,9 @@ def session_of(ctx: Context, key: str | None) -> Session:
 def waits(p: Any, request_timeout: float) -> float:
     """The time budget of an operation that waits ``p.timeout`` for a stop."""
     return p.timeout + request_timeout
+
+
+def unbound(session: Session) -> list[Any]:
+    """The breakpoints a started session will not stop at (unverified or refused), each with its reason."""
+    return [bp for bp in session.manager.breakpoints.list(session.id)
+            if bp.enabled and bp.status in ("unverified", "refused")]

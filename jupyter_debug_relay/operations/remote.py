@@ -77,7 +77,7 @@ async def start_on(ctx: Context, name: str, operation: str, args: dict[str, Any]
     remote = remotes(ctx).get(name)
     made = await remote.call("POST", "/sessions", {"name": args.pop("name")} if args.get("name") else {})
     session = await mirror(ctx, remote, str(made["session"]["id"]), {"operation": operation, "args": args})
-    return {"session": session.info()}
+    return {"session": session.info(), "unverified": []}  # the remote binds them: its own answer is not read yet
 
 
 async def _add(ctx: Context, p: RemoteAddParams) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from ..model import (
 )
 from . import created, editors, keeping, mycel, remote, snapshot, tools, watching
 from . import params as P
-from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, waits
+from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, unbound, waits
 
 __all__ = ["OPERATIONS", "RESULT_TYPES", "Context", "Operation"]
 
@@ -48,9 +48,7 @@ async def _status(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
 
 async def _start(ctx: Context, make: Any, name: str | None, exceptions: str | None = None) -> dict[str, Any]:
     session = await ctx.manager.start(make, name, exceptions)
-    unbound = [bp for bp in session.manager.breakpoints.list(session.id)
-               if bp.enabled and bp.status in ("unverified", "refused")]
-    return {"session": session.info(), "unverified": unbound}  # a breakpoint that will not stop, and why
+    return {"session": session.info(), "unverified": unbound(session)}
 
 
 async def _launch(ctx: Context, p: P.LaunchParams) -> dict[str, Any]:
