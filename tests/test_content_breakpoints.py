@@ -149,3 +149,12 @@ def test_an_edit_that_changes_the_text_leaves_a_warning_on_the_breakpoint(relay,
     edit(app, Path(app).read_text().replace("total += x * 2\n        total += x", "totl += x"))
     wait_for(lambda: relay.breakpoints.list()[0].warning.startswith("weak match"))
     assert bp.line == line_of(app, "totl += x")
+
+
+def test_a_content_breakpoint_in_a_file_not_written_yet_lands_on_its_text_when_the_file_appears(relay, tmp_path):
+    later = str(tmp_path / "later.py")
+    bp = relay.breakpoints.add(later, content="total += x")
+    assert bp.status == "pending" and "does not exist yet" in bp.warning
+    Path(later).write_text(APP)
+    listed = relay.breakpoints.list()[0]  # listing looks at the file again
+    assert listed.line == line_of(later, "total += x") and listed.status == "unverified" and listed.warning == ""

@@ -182,8 +182,8 @@ class BreakpointStore:
         for bp_id in list(self._missing):
             bp = self._items[bp_id]
             if bp.content and os.path.isfile(bp.path or ""):
-                found = anchors.find(_read(bp.path or ""), bp.content, bp.line)
-                bp.line, bp.warning = found.line or bp.line, found.warning
+                anchor = anchors.find(_read(bp.path or ""), bp.content, bp.line)
+                bp.line, bp.warning = anchor.line or bp.line, anchor.warning
             if not self._check_line(bp):
                 self._remember(bp.path or "")
                 self._missing.discard(bp_id)
