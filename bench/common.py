@@ -31,6 +31,17 @@ ROOT = os.path.dirname(HERE)
 ANCHORS = os.path.join(ROOT, "..", "shared", "bench")
 RESULTS = os.path.join(HERE, "results.json")
 ANCHOR_TIMEOUT = 600.0  # seconds one run of an anchor client may take
+# A program that loops through a small function for ever: the same steps again and again, for timing them.
+STEPPING_TARGET = """
+def work(i):
+    total = 0
+    for k in range(3):
+        total += i * k
+    return total
+
+for i in range(10_000_000):
+    work(i)
+"""
 
 
 def ms(seconds: float) -> float:

@@ -24,7 +24,7 @@ import threading
 import time
 
 import httpx
-from common import Samples, Table, record, wait_until
+from common import STEPPING_TARGET, Samples, Table, record, wait_until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -34,16 +34,6 @@ from remote_fixtures import TOKEN, Proxy, new_remote  # noqa: E402
 
 from jupyter_debug_relay import Relay  # noqa: E402
 
-TARGET = """
-def work(i):
-    total = 0
-    for k in range(3):
-        total += i * k
-    return total
-
-for i in range(10_000_000):
-    work(i)
-"""
 BLOCK = 20
 
 
@@ -55,7 +45,7 @@ def main() -> None:
     proxy = Proxy()
     remote = new_remote("--allow-host", f"127.0.0.1:{proxy.port}")
     proxy.target = remote.port
-    program = remote.write("target.py", TARGET)
+    program = remote.write("target.py", STEPPING_TARGET)
     http = httpx.Client(base_url=remote.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
     try:
         with Relay(record=False) as relay:

@@ -21,7 +21,7 @@ import time
 
 import anyio
 import httpx
-from common import Samples, Table, record
+from common import STEPPING_TARGET, Samples, Table, record
 from mcp.client import ClientSession
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -29,16 +29,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from jupyter_debug_relay import Relay  # noqa: E402
 from jupyter_debug_relay.server import RelayServer, ServerConfig  # noqa: E402
 
-TARGET = """
-def work(i):
-    total = 0
-    for k in range(3):
-        total += i * k
-    return total
-
-for i in range(10_000_000):
-    work(i)
-"""
 TOKEN = "bench-token"
 
 
@@ -56,7 +46,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder, Relay() as relay:
         program = os.path.join(folder, "target.py")
         with open(program, "w") as f:
-            f.write(TARGET)
+            f.write(STEPPING_TARGET)
         server = RelayServer(relay, ServerConfig(port=0, token=TOKEN)).start()
         http = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
         plain = KeepAlive(server.url)

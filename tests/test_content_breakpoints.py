@@ -7,11 +7,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import line_of
+from conftest import line_of, wait_until
 
 from jupyter_debug_relay import Relay, RelayError
 from jupyter_debug_relay.kernel.parsing import parse_bp_line
@@ -27,16 +26,6 @@ def add(items):
 
 print("sum", add([1, 2, 3]))
 """
-
-
-def wait_for(check, seconds: float = 10.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("the condition did not come true within the wait")
 
 
 def edit(path: str, new: str) -> None:
@@ -97,7 +86,7 @@ def test_line_breakpoints_follow_edits_made_while_a_session_runs(relay, write):
     session = relay.launch(app)
     assert session.wait_for_stop(30).frame.line == line
     edit(app, "# a comment\n# and another\n" + Path(app).read_text())
-    wait_for(lambda: relay.breakpoints.get(bp.id).line == line + 2)
+    wait_until(lambda: relay.breakpoints.get(bp.id).line == line + 2)
     session.restart()
     stop = session.wait_for_stop(30)
     assert stop.frame.line == line + 2 == line_of(app, "return total") and stop.breakpoint_ids == [bp.id]
@@ -145,9 +134,9 @@ def test_an_edit_that_changes_the_text_leaves_a_warning_on_the_breakpoint(relay,
     app = write("app.py", APP)
     bp = relay.breakpoints.add(app, content="total += x")
     edit(app, Path(app).read_text().replace("total += x", "total += x * 2\n        total += x"))
-    wait_for(lambda: "2 lines hold" in relay.breakpoints.list()[0].warning)  # listing looks at the file again
+    wait_until(lambda: "2 lines hold" in relay.breakpoints.list()[0].warning)  # listing looks at the file again
     edit(app, Path(app).read_text().replace("total += x * 2\n        total += x", "totl += x"))
-    wait_for(lambda: relay.breakpoints.list()[0].warning.startswith("weak match"))
+    wait_until(lambda: relay.breakpoints.list()[0].warning.startswith("weak match"))
     assert bp.line == line_of(app, "totl += x")
 
 

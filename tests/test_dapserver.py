@@ -18,21 +18,11 @@ from conftest import line_of
 from jupyter_debug_relay import Relay, RelayError
 from jupyter_debug_relay.protocols import dap
 from tests.server_fixtures import ok
+from tests.test_content_breakpoints import APP  # the same small program
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = "@vscode/debugadapter-testsupport@1.68.0"
 CLIENTS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jupyter-debug-relay-tests" / "dap-client"
-
-APP = """
-def add(items):
-    total = 0
-    for x in items:
-        total += x
-    return total
-
-print("sum", add([1, 2, 3]))
-"""
-
 
 @pytest.fixture(scope="module")
 def vscode_client():

@@ -11,6 +11,7 @@ from ..model import Breakpoint, BreakpointResult
 from ..source import anchors
 from ..source import cel as cel_source
 from ..source import python as python_source
+from ..source.lines import file_text, stamp
 
 EXCEPTION_MODES = ("raised", "uncaught", "none")
 
@@ -110,7 +111,7 @@ class BreakpointStore:
         if not os.path.isfile(path):
             return near or 1, f"{os.path.basename(path)} does not exist yet: its line is looked up when it does"
         self.edited()  # other breakpoints of the file follow its edits before a line of the new text is taken
-        anchor = anchors.find(_read(path), content, near)
+        anchor = anchors.find(file_text(path), content, near)
         if anchor.line is None:
             raise RelayError("invalid_line", f"No line of {os.path.basename(path)} holds {content.strip()!r}.",
                              "Give text copied from the line, e.g. %bp app.py:\"total += x\".",
@@ -119,9 +120,9 @@ class BreakpointStore:
 
     def _remember(self, path: str) -> None:
         """Keep the text of ``path`` its line breakpoints refer to, to follow its edits."""
-        key = _key(path)
+        key = stamp(path)
         if key is not None and self._texts.get(path, (None,))[0] != key:
-            self._texts[path] = (key, _read(path))
+            self._texts[path] = (key, file_text(path))
 
     def edited(self) -> list[Breakpoint]:
         """Move the line breakpoints of files edited since they were set (diffing old and new text); the moved."""
@@ -131,10 +132,10 @@ class BreakpointStore:
             if path not in kept:  # its breakpoints are gone
                 del self._texts[path]
                 continue
-            now = _key(path)
+            now = stamp(path)
             if now is None or now == key:
                 continue
-            new = _read(path)
+            new = file_text(path)
             self._texts[path] = (now, new)
             for bp in self._items.values():
                 if bp.kind != "line" or bp.path != path or bp.line is None:
@@ -160,7 +161,7 @@ class BreakpointStore:
         bp.message = ""
         if not bp.path.endswith(".py"):
             return False
-        source = _read(bp.path)
+        source = file_text(bp.path)
         try:
             lines = python_source.executable_lines(source, bp.path)
         except (SyntaxError, ValueError):
@@ -182,7 +183,7 @@ class BreakpointStore:
         for bp_id in list(self._missing):
             bp = self._items[bp_id]
             if bp.content and os.path.isfile(bp.path or ""):
-                anchor = anchors.find(_read(bp.path or ""), bp.content, bp.line)
+                anchor = anchors.find(file_text(bp.path or ""), bp.content, bp.line)
                 bp.line, bp.warning = anchor.line or bp.line, anchor.warning
             if not self._check_line(bp):
                 self._remember(bp.path or "")
@@ -295,19 +296,3 @@ class BreakpointStore:
         bp.status = "verified" if result.verified else "refused" if result.refused else "unverified"
         return bp if (bp.verified, bp.line, bp.message, bp.status) != before else None
 
-
-def _key(path: str) -> tuple[int, int] | None:
-    """What tells that a file changed (modification time, size); None when it is not there."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""

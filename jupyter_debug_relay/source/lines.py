@@ -1,4 +1,4 @@
-"""One line of source, as a stop shows it: from a text, or from a local file."""
+"""Source text as the relay reads it: one line of a text or a local file, a whole file, and what tells it changed."""
 
 from __future__ import annotations
 
@@ -43,3 +43,21 @@ def _lines(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
     """The lines of a file as it was at ``mtime_ns`` and ``size`` (both part of the key, so an edit reads anew)."""
     with open(path, encoding="utf-8", errors="replace") as f:
         return tuple(text.rstrip("\r\n") for text in f)
+
+
+def stamp(path: str) -> tuple[int, int] | None:
+    """What tells that a file changed (modification time, size); None when it is not there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def file_text(path: str) -> str:
+    """The whole text of a local file (undecodable bytes replaced); empty when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
