@@ -67,6 +67,7 @@ class DapBackend(DapFeatures, Backend):
         self._closing = False
         self._known_threads: dict[int, str] = {}
         self._bp_ids: dict[int, int] = {}  # the adapter's breakpoint id -> the relay's
+        self._bp_requests: set[asyncio.Future[None]] = set()  # sets of breakpoints sent, not answered yet
         self._line_bps: dict[str, dict[int, int]] = {}  # path -> line -> the relay's breakpoint id
         self._stopping: dict[int, str | None] = {}  # the relay's line breakpoints that stop -> their condition
         self._conditions: dict[int, str] = {}  # the relay's breakpoint id -> its condition
@@ -209,7 +210,7 @@ class DapBackend(DapFeatures, Backend):
         stop = StopInfo(
             reason=reason,
             thread_id=thread_id,
-            breakpoint_ids=[self._bp_ids.get(i, i) for i in body.get("hitBreakpointIds") or []],
+            breakpoint_ids=await self._hit_ids(body.get("hitBreakpointIds") or []),
             description=wire.stop_description(body),
         )
         try:

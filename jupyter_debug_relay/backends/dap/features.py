@@ -5,8 +5,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RelayError, Unsupported
@@ -37,6 +40,7 @@ class DapFeatures:
     capabilities: dict[str, Any]
     config: dict[str, Any]
     _bp_ids: dict[int, int]
+    _bp_requests: set[asyncio.Future[None]]
     _line_bps: dict[str, dict[int, int]]
     _stopping: dict[int, str | None]
     _conditions: dict[int, str]
@@ -66,6 +70,27 @@ class DapFeatures:
                 self._bp_ids[theirs["id"]] = bp.id
             results.append(wire.breakpoint_result(theirs))
         return results
+
+    @contextlib.contextmanager
+    def _setting_breakpoints(self) -> Iterator[None]:
+        """While a set of breakpoints is sent and its answer recorded (a stop meanwhile waits: ``_hit_ids``)."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._bp_requests.add(done)
+        try:
+            yield
+        finally:
+            self._bp_requests.discard(done)
+            done.set_result(None)
+
+    async def _hit_ids(self, theirs: list[int]) -> list[int]:
+        """The relay's ids of the breakpoints a stop names in the adapter's ids.
+
+        A breakpoint set while the target runs can be hit before the answer that tells its id arrives:
+        the stop waits for the sets on their way, and an id still unknown is left out (never shown as the relay's).
+        """
+        if self._bp_requests:
+            await asyncio.wait(list(self._bp_requests))
+        return [self._bp_ids[i] for i in theirs if i in self._bp_ids]
 
     def _breakpoints_at(self, frame: Frame) -> list[int]:
         """The relay's breakpoints at a frame, for adapters whose ``stopped`` event names none."""
@@ -122,11 +147,13 @@ class DapFeatures:
 
     async def set_breakpoints(self, path: str, bps: list[Breakpoint]) -> list[BreakpointResult]:
         entries, refused = self._entries(bps, "line")
-        answer = await self.request(
-            "setBreakpoints", {"source": {"path": path}, "breakpoints": entries, "sourceModified": False}
-        )
-        results = self._merge(bps, answer, refused)
-        self._line_bps[path] = {r.line or bp.line or 0: bp.id for bp, r in zip(bps, results, strict=True) if r.verified}
+        with self._setting_breakpoints():
+            answer = await self.request(
+                "setBreakpoints", {"source": {"path": path}, "breakpoints": entries, "sourceModified": False}
+            )
+            results = self._merge(bps, answer, refused)
+            self._line_bps[path] = {r.line or bp.line or 0: bp.id for bp, r in zip(bps, results, strict=True)
+                                    if r.verified}
         self._remember_conditions(bps)
         for bp in bps:
             self._stopping.pop(bp.id, None)
@@ -137,10 +164,12 @@ class DapFeatures:
     async def set_function_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:
         self._need("supportsFunctionBreakpoints", "function breakpoints")
         entries, refused = self._entries(bps, "function")
-        answer = await self.request("setFunctionBreakpoints", {"breakpoints": entries})
-        results = self._merge(bps, answer, refused)
-        sent = [(bp, r) for index, (bp, r) in enumerate(zip(bps, results, strict=True)) if index not in refused]
-        self._function_bps = {entry["name"]: bp.id for entry, (bp, r) in zip(entries, sent, strict=True) if r.verified}
+        with self._setting_breakpoints():
+            answer = await self.request("setFunctionBreakpoints", {"breakpoints": entries})
+            results = self._merge(bps, answer, refused)
+            sent = [(bp, r) for index, (bp, r) in enumerate(zip(bps, results, strict=True)) if index not in refused]
+            self._function_bps = {entry["name"]: bp.id for entry, (bp, r) in zip(entries, sent, strict=True)
+                                  if r.verified}
         self._remember_conditions(bps)
         return results
 
