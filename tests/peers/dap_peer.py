@@ -2,9 +2,10 @@
 
 One thread (1) stopped at a breakpoint after ``configurationDone``; ``continue`` runs it to its end.
 ``bad`` maps a response's command, an event's name or a reverse request's command to the body (or
-arguments) sent instead of the right one. Serve it in a test's loop (``await peer.start()``), from a
-thread (``PeerThread``), or as a process: ``python -m tests.peers.dap_peer '{"stopped": {...}}'``
-prints its port and serves until killed.
+arguments) sent instead of the right one; ``early`` maps a request's command to events sent before its
+response (as an adapter that verifies a breakpoint before it answers the request that set it).
+Serve it in a test's loop (``await peer.start()``), from a thread (``PeerThread``), or as a process:
+``python -m tests.peers.dap_peer '{"stopped": {...}}'`` prints its port and serves until killed.
 """
 
 from __future__ import annotations
@@ -57,8 +58,10 @@ PUSHED = ("relayStack",)  # events sent just before the first stop, only when a 
 class DapPeer:
     """A DAP adapter for one client at a time; ``port`` once started."""
 
-    def __init__(self, bad: dict[str, Any] | None = None) -> None:
+    def __init__(self, bad: dict[str, Any] | None = None,
+                 early: dict[str, list[tuple[str, dict[str, Any]]]] | None = None) -> None:
         self.bad = dict(bad or {})
+        self.early = dict(early or {})
         self.port = 0
         self._server: asyncio.Server | None = None
         self._clients: set[asyncio.StreamWriter] = set()
@@ -101,6 +104,8 @@ class DapPeer:
             body = {"breakpoints": [{"id": n, "verified": True, "line": bp.get("line")}
                                     for n, bp in enumerate(arguments.get("breakpoints") or [], 1)]}
         body = self.bad.get(command, body)
+        for name, event in self.early.get(command, []):
+            self._send(writer, {"type": "event", "event": name, "body": event})
         self._send(writer, {"type": "response", "request_seq": request["seq"], "success": True, "command": command,
                             "body": body})
         if command == "initialize":
@@ -129,8 +134,9 @@ class DapPeer:
 class PeerThread:
     """A ``DapPeer`` served from a daemon thread with a loop of its own; ``stop()`` ends it."""
 
-    def __init__(self, bad: dict[str, Any] | None = None) -> None:
-        self.peer = DapPeer(bad)
+    def __init__(self, bad: dict[str, Any] | None = None,
+                 early: dict[str, list[tuple[str, dict[str, Any]]]] | None = None) -> None:
+        self.peer = DapPeer(bad, early)
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="dap peer", daemon=True)
         self._thread.start()

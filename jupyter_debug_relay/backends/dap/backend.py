@@ -68,6 +68,7 @@ class DapBackend(DapFeatures, Backend):
         self._known_threads: dict[int, str] = {}
         self._bp_ids: dict[int, int] = {}  # the adapter's breakpoint id -> the relay's
         self._bp_requests: set[asyncio.Future[None]] = set()  # sets of breakpoints sent, not answered yet
+        self._early_bp_events: dict[int, dict[str, Any]] = {}  # events for ids those answers will name
         self._line_bps: dict[str, dict[int, int]] = {}  # path -> line -> the relay's breakpoint id
         self._stopping: dict[int, str | None] = {}  # the relay's line breakpoints that stop -> their condition
         self._conditions: dict[int, str] = {}  # the relay's breakpoint id -> its condition
@@ -265,10 +266,7 @@ class DapBackend(DapFeatures, Backend):
         self.events.on_thread(thread_id, reason)
 
     def _event_breakpoint(self, body: wire.BreakpointEvent) -> None:
-        bp = body["breakpoint"]
-        relay_id = self._bp_ids.get(bp["id"]) if bp.get("id") is not None else None  # pydevd counts from 0
-        if relay_id is not None:
-            self.events.on_breakpoint(relay_id, wire.breakpoint_result(bp))
+        self._on_breakpoint_event(body["breakpoint"])
 
     def _event_process(self, body: wire.ProcessEvent) -> None:
         pid = body.get("systemProcessId")

@@ -41,6 +41,7 @@ class DapFeatures:
     config: dict[str, Any]
     _bp_ids: dict[int, int]
     _bp_requests: set[asyncio.Future[None]]
+    _early_bp_events: dict[int, dict[str, Any]]
     _line_bps: dict[str, dict[int, int]]
     _stopping: dict[int, str | None]
     _conditions: dict[int, str]
@@ -68,6 +69,7 @@ class DapFeatures:
         for bp, theirs in zip(bps, answer["breakpoints"], strict=False):
             if theirs.get("id") is not None:
                 self._bp_ids[theirs["id"]] = bp.id
+                theirs = {**theirs, **self._early_bp_events.pop(theirs["id"], {})}
             results.append(wire.breakpoint_result(theirs))
         return results
 
@@ -81,6 +83,22 @@ class DapFeatures:
         finally:
             self._bp_requests.discard(done)
             done.set_result(None)
+            if not self._bp_requests:
+                self._early_bp_events.clear()
+
+    def _on_breakpoint_event(self, theirs: dict[str, Any]) -> None:
+        """A ``breakpoint`` event: tell the relay of the change, or keep it for the answer still on its way.
+
+        An adapter can verify a breakpoint before it answers the setBreakpoints that made it (debugpy does so
+        for a module already loaded): the event is newer than the answer, so it is folded into the answer.
+        """
+        their_id = theirs.get("id")
+        if their_id is None:
+            return
+        if their_id in self._bp_ids:
+            self.events.on_breakpoint(self._bp_ids[their_id], wire.breakpoint_result(theirs))
+        elif self._bp_requests:
+            self._early_bp_events[their_id] = theirs
 
     async def _hit_ids(self, theirs: list[int]) -> list[int]:
         """The relay's ids of the breakpoints a stop names in the adapter's ids.
