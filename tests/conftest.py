@@ -108,8 +108,9 @@ def target_python(request: pytest.FixtureRequest) -> str | None:
 
 
 @pytest.fixture
-def relay(target_python: str | None):
-    with Relay() as r:
+def relay(request: pytest.FixtureRequest, target_python: str | None):
+    """A relay; a test module may give its options as ``RELAY_OPTIONS``."""
+    with Relay(**getattr(request.module, "RELAY_OPTIONS", {})) as r:
         if target_python:
             r.launch = functools.partial(r.launch, python=target_python)
         yield r

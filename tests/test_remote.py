@@ -30,6 +30,8 @@ print("done", total, flush=True)
 """
 
 
+RELAY_OPTIONS = {"record": False, "request_timeout": 20}  # the local relay gives a remote 20 s to answer
+
 @pytest.fixture(scope="module")
 def remote():
     server = new_remote()
@@ -37,12 +39,6 @@ def remote():
         yield server
     finally:
         server.stop()
-
-
-@pytest.fixture
-def relay():
-    with Relay(record=False, request_timeout=20) as relay:
-        yield relay
 
 
 def call(relay: Relay, operation: str, /, **args):

@@ -19,6 +19,7 @@ from jupyter_debug_relay.remote import tls
 from jupyter_debug_relay.server import RelayServer, ServerConfig
 from jupyter_debug_relay.server.runner import exposure
 
+RELAY_OPTIONS = {"record": False, "request_timeout": 20}  # the local relay gives a remote 20 s to answer
 
 @pytest.fixture(scope="module")
 def ca():
@@ -38,12 +39,6 @@ def served(ca, tmp_path_factory):
         yield server, tls.file_fingerprint(str(cert))
     finally:
         server.stop()
-
-
-@pytest.fixture
-def relay():
-    with Relay(record=False, request_timeout=20) as relay:
-        yield relay
 
 
 def add(relay, server, **extra):
