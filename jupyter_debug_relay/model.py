@@ -137,7 +137,7 @@ class VariablePage:
     total: int
 
 
-BREAKPOINT_STATUSES = ("pending", "verified", "unverified", "refused")
+BREAKPOINT_STATUSES = ("pending", "verified", "unverified", "refused", "removed")
 
 
 @dataclass
@@ -146,8 +146,9 @@ class Breakpoint:
 
     ``status``: ``pending`` (no session has judged it yet, or its file does not exist yet), ``verified``,
     ``unverified`` (a session has it but could not bind it), ``refused`` (it cannot be set as given: a
-    line with no code, a condition the target's language rejects, a kind the backend lacks); ``message``
-    says why when it is not verified. ``session``: the session it belongs to, or None for every session.
+    line with no code, a condition the target's language rejects, a kind the backend lacks), ``removed`` (it
+    is gone: what ``remove`` answers and its last ``breakpoint`` event says); ``message`` says why when it is
+    not verified. ``session``: the session it belongs to, or None for every session.
     """
 
     id: int

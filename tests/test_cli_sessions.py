@@ -76,15 +76,34 @@ def test_watch_and_replay_take_the_name_that_sessions_shows(home):
     assert missing.returncode == 2 and "No session matches 'nobody'" in missing.stderr
 
 
-def test_the_bp_table_keeps_ids_under_id_and_says_removed_as_a_status():
+@pytest.mark.parametrize("terminal", [False, True])
+def test_the_bp_table_keeps_ids_under_id_and_says_removed_as_a_status(tmp_path, terminal):
+    import io
+
+    from rich.console import Console
+
+    from jupyter_debug_relay import Relay
     from jupyter_debug_relay.cli.operations import show
     from jupyter_debug_relay.cli.render import Printer
+    from jupyter_debug_relay.model import as_dict
 
-    lines: list[str] = []
-    printer = Printer()
-    printer.text = lambda text, style=None: lines.append(text)  # what a pipe would get
-    bp = {"id": 4, "path": "/w/app.py", "line": 7, "condition": None, "verified": True, "status": "verified"}
-    show(printer, "remove_breakpoint", {"breakpoint": bp})
-    header, row = lines
-    assert row.split()[0] == "4" and row.split()[-1] == "removed"
-    assert header.index("status") == row.index("removed")
+    app = tmp_path / "app.py"
+    app.write_text("x = 1\ny = 2\n")
+    with Relay(record=False) as relay:
+        kept = relay.breakpoints.add(str(app), 1)
+        gone = relay.breakpoints.add(str(app), 2, condition="x == 1")
+        answers = [("remove_breakpoint", relay.operations.call("remove_breakpoint", {"id": gone.id})),
+                   ("breakpoints", relay.operations.call("breakpoints", {}))]
+    for operation, answer in answers:
+        printer, out = Printer(color=terminal), io.StringIO()
+        if terminal:  # rich's table, as a terminal shows it
+            printer._console = Console(file=out, width=100, highlight=False)
+        else:
+            printer.text = lambda text, style=None, out=out: out.write(text + "\n")  # what a pipe gets
+        show(printer, operation, json.loads(json.dumps(as_dict(answer))))  # as the CLI reads it from the answer
+        header, row = out.getvalue().splitlines()
+        bp, status = (gone, "removed") if operation == "remove_breakpoint" else (kept, "pending")
+        assert row.split()[0] == str(bp.id) and row.split()[-1] == status
+        assert header.split() == ["id", "place", "condition", "status"]
+        assert header.index("status") == row.index(status) and header.index("id") == row.index(str(bp.id))
+        assert header.index("place") == row.index(row.split()[1]) and row.split()[1].endswith(f"app.py:{bp.line}")

@@ -196,7 +196,9 @@ def test_an_editors_breakpoints_are_its_own_and_it_hears_the_output_and_the_end(
     said = "".join(e["body"]["output"] for e in heard if e["event"] == "output")
     assert "sum 6\n" in said  # a stream: print's writes may come in one event or several, as a client joins them
     assert any(e["event"] == "exited" and e["body"]["exitCode"] == 0 for e in heard)
-    assert any(e["event"] == "breakpoint" for e in heard)  # the notebook removed its breakpoint
+    told = [e["body"] for e in heard if e["event"] == "breakpoint"]
+    assert told and told[-1]["reason"] == "removed"  # the notebook removed its breakpoint
+    assert told[-1]["breakpoint"]["id"] == notebooks[0].id and not told[-1]["breakpoint"]["verified"]
 
 
 def test_a_broken_frame_closes_that_connection_only(relay, paused):

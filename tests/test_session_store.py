@@ -200,6 +200,29 @@ def test_the_cli_follows_attaches_to_and_replays_a_session(home, program, paused
     assert "".join(e["data"]["text"] for e in as_json[:first_stop] if e["type"] == "output") == "line 0\n"
 
 
+def test_replay_shows_every_line_in_time_order_and_a_removal_as_a_removal(home, program, paused):
+    relay, session, uid, line = paused
+    session.stack()  # looked at during the stop: its snapshot, recorded when the stop ends
+    later = relay.breakpoints.add(program, line_of(program, 'print("total"'))  # events during the stop
+    relay.breakpoints.remove(later.id)
+    session.continue_()
+    session.terminate()
+    relay.flush_recordings()
+    events = [json.loads(row) for row in cli("replay", uid, "--json", home=home).stdout.splitlines()]
+    assert [e["ts"] for e in events] == sorted(e["ts"] for e in events)
+    kinds = [e["type"] for e in events]
+    first = kinds.index("stopped")
+    during = kinds[first:first + 1 + kinds[first + 1:].index("stopped")]  # the first stop, up to the second
+    assert "breakpoint" in during and during.index("snapshot") > max(
+        i for i, kind in enumerate(during) if kind == "breakpoint")  # taken when the stop ended, after them
+    changes = [(b["status"], b["verified"]) for e in events if e["type"] == "breakpoint"
+               and (b := e["data"]["breakpoint"])["id"] == later.id]
+    assert changes[0] == ("verified", True) and changes[-1] == ("removed", False)  # bound, then gone
+    shown = [row.split()[2:] for row in cli("replay", uid, "--filter", "breakpoint", home=home).stdout.splitlines()]
+    assert shown[-2][0] == shown[-1][0] == str(later.id)
+    assert shown[-2][-1] == "verified" and shown[-1][-1] == "removed"
+
+
 def test_replay_keeps_the_order_and_the_pace(tmp_path):
     recording = tmp_path / "events.jsonl"
     rows = [(3, 10.6, "output", {"category": "stdout", "text": "b\n", "cursor": 1}),

@@ -243,7 +243,7 @@ def show(printer: Printer, operation: str, result: Any) -> None:
         printer.table(("id", "place", "condition", "status"), [
             (b["id"], f"{short_path(b.get('path') or '')}:{b.get('line')}" if b.get("path")
              else b.get("name") or b.get("kind"), b.get("condition") or "",
-             "removed" if operation == "remove_breakpoint" else b.get("status") or "pending") for b in bps],
+             b.get("status") or "pending") for b in bps],
             "no breakpoints")
     else:
         printer.data(result)

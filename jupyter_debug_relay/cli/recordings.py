@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import RelayError
-from ..store.recording import Home, read_events
+from ..store.recording import Home, in_order, read_events
 from ..text import short_path
 from . import operations
 from .render import Printer
@@ -115,11 +115,6 @@ def _watch(options: argparse.Namespace) -> int:
 
 # -- replay ------------------------------------------------------------------------------------------
 
-def ordered(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A recording's events in the order they happened (by seq; a stop's snapshot right after the stop)."""
-    return sorted(events, key=lambda e: e.get("seq", 0))
-
-
 def replay(events: list[dict[str, Any]], show: Callable[[dict[str, Any]], None], timed: bool = False,
            speed: float = 1.0, sleep: Callable[[float], None] = time.sleep) -> None:
     """Show ``events`` in order; ``timed``: after waiting the time between them, divided by ``speed``."""
@@ -138,7 +133,7 @@ def _replay(options: argparse.Namespace) -> int:
     events, _ = read_events(path)
     printer = Printer(options.json)
     try:
-        replay(_kept(ordered(events), options.filter), printer.event, options.timed, options.speed)
+        replay(_kept(in_order(events), options.filter), printer.event, options.timed, options.speed)
     except KeyboardInterrupt:
         return 130
     return 0

@@ -43,7 +43,7 @@ def summary(event: dict[str, Any]) -> str:
     if kind == "breakpoint":
         bp = data.get("breakpoint") or {}
         where = f"{short_path(bp.get('path') or '')}:{bp.get('line')}" if bp.get("path") else bp.get("name")
-        return f"{bp.get('id')} {where} {'verified' if bp.get('verified') else 'pending'}"
+        return f"{bp.get('id')} {where} {bp.get('status') or ('verified' if bp.get('verified') else 'pending')}"
     if kind == "snapshot":
         return f"{len(data.get('frames') or [])} frames, {len(data.get('variables') or [])} variables"
     if kind == "dropped":

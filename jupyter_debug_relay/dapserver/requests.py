@@ -193,7 +193,8 @@ def events(event: Event, shift: int = 0) -> list[dict[str, Any]]:
         return [_event("terminated", {})]
     if event.event == "breakpoint" and body.get("breakpoint"):
         bp = Breakpoint(**body["breakpoint"])
-        return [_event("breakpoint", {"reason": "changed", "breakpoint": breakpoint_body(bp, shift)})] if bp.kind in (
+        reason = "removed" if bp.status == "removed" else "changed"
+        return [_event("breakpoint", {"reason": reason, "breakpoint": breakpoint_body(bp, shift)})] if bp.kind in (
             "line", "function") else []
     return []
 

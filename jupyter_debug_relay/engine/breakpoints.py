@@ -266,18 +266,18 @@ class BreakpointStore:
         return bp
 
     def remove(self, bp_id: int) -> Breakpoint:
-        bp = self.get(bp_id)
-        del self._items[bp.id]
-        self._missing.discard(bp.id)
-        return bp
+        return self._drop(self.get(bp_id))
 
     def clear(self, path: str | None = None) -> list[Breakpoint]:
         full = os.path.abspath(path) if path else None
-        gone = [bp for bp in self._items.values() if full is None or bp.path == full]
-        for bp in gone:
-            del self._items[bp.id]
-            self._missing.discard(bp.id)
-        return gone
+        return [self._drop(bp) for bp in list(self._items.values()) if full is None or bp.path == full]
+
+    def _drop(self, bp: Breakpoint) -> Breakpoint:
+        """Forget ``bp``; it says it is removed (no longer bound anywhere)."""
+        del self._items[bp.id]
+        self._missing.discard(bp.id)
+        bp.status, bp.verified = "removed", False
+        return bp
 
     def record(self, bp_id: int, result: BreakpointResult) -> Breakpoint | None:
         """Take what a backend says of a breakpoint; returns it when it changed."""

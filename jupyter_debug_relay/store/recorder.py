@@ -47,6 +47,7 @@ class _Recording:
     size: int = 0
     dropped_events: int = 0
     dropped_bytes: int = 0
+    seq: int = 0  # the seq of the last line written
     dirty: bool = True
     lines: list[bytes] = field(default_factory=list)
 
@@ -131,7 +132,7 @@ class SessionStore:
             log.debug("no snapshot of %s: %r", session.id, exc)
 
     def left_stop(self, session: Session, stop_seq: int) -> None:
-        """A stop ended: record what was seen of it."""
+        """A stop ended: record what was seen of it, in its place in time (after the events of the stop)."""
         timer = self._looks.pop(session.id, None)
         if timer is not None:
             timer.cancel()
@@ -142,7 +143,8 @@ class SessionStore:
         data = {"stop": stop_seq, "frames": seen.get("frames", [])[:SNAPSHOT_FRAMES],
                 "scope": seen["scopes"][0].name if seen.get("scopes") else None,
                 "variables": variables[:SNAPSHOT_VARIABLES], "more": len(variables) > SNAPSHOT_VARIABLES}
-        self._queue.put(("snapshot", session.id, stop_seq, data))  # made JSON-ready by the writer
+        # made JSON-ready by the writer; ``stop`` names its stop, seq and ts say when it was taken
+        self._queue.put(("snapshot", session.id, session.manager.bus.last_seq, time.time(), data))
 
     def flush(self, timeout: float = 5.0) -> None:
         """Wait (from any thread but the relay loop) until everything recorded so far is on disk."""
@@ -220,10 +222,10 @@ class SessionStore:
                 rec.dropped_events += 1
                 rec.dropped_bytes += item[2]
         elif kind == "snapshot":
-            _, session_id, stop_seq, data = item
+            _, session_id, seq, ts, data = item
             rec = recordings.get(session_id)
             if rec is not None:
-                self._add(rec, stop_seq, time.time(), "snapshot", as_dict(data))
+                self._add(rec, seq, ts, "snapshot", as_dict(data))
         elif kind == "flush":
             self._flushed.append(item[1])
         return kind == "close"
@@ -253,6 +255,7 @@ class SessionStore:
             self._note_dropped(rec, seq, ts)
         rec.lines.append(line)
         rec.size += len(line)
+        rec.seq = max(rec.seq, seq)
 
     def _note_dropped(self, rec: _Recording, seq: int, ts: float) -> None:
         line = json.dumps({"seq": seq, "ts": ts, "type": "dropped", "session": rec.uid,
@@ -266,7 +269,7 @@ class SessionStore:
         for rec in recordings.values():
             if closing:
                 if rec.dropped_events:
-                    self._note_dropped(rec, 0, time.time())
+                    self._note_dropped(rec, rec.seq, time.time())  # after the last line, in seq as in time
                 if rec.entry["state"] not in ENDED:
                     rec.entry.update(state="terminated", ended=time.time())
                     rec.dirty = True

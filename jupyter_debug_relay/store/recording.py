@@ -80,6 +80,11 @@ def read_events(path: Path, offset: int = 0) -> tuple[list[dict[str, Any]], int]
     return events, offset + end
 
 
+def in_order(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A recording's events in the order they happened: by seq, a stop's snapshot after the events of its stop."""
+    return sorted(events, key=lambda e: seq if isinstance(seq := e.get("seq"), int) else 0)
+
+
 class Home:
     """The store's folder: sessions by uid, the index, the ``current`` link; shared by every kernel of a user."""
 

@@ -16,7 +16,7 @@ from ..errors import RelayError
 from ..model import ExceptionInfo, Frame, OutputChunk, StopInfo, Variable
 from ..text import short_path
 from .profiles import read_json
-from .recording import INFO, Home, read_events, settled
+from .recording import INFO, Home, in_order, read_events, settled
 
 
 def _build(cls: type, data: dict[str, Any] | None) -> Any:
@@ -106,7 +106,7 @@ def _stops(events: list[dict[str, Any]]
            ) -> tuple[list[dict[str, Any]], list[ReplayStop], list[OutputChunk], int | None]:
     """The events in order, the stops with their snapshots and output, the output after the last stop, and the
     exit code if the target ended."""
-    events = sorted(events, key=lambda e: e.get("seq", 0))
+    events = in_order(events)
     start = next((e["ts"] for e in events if isinstance(e.get("ts"), (int, float))), 0.0)
     stops: list[ReplayStop] = []
     by_seq: dict[int, ReplayStop] = {}
