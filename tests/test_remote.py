@@ -92,6 +92,21 @@ def test_a_remote_session_is_a_session_here_for_every_verb(remote, relay):
     assert call(relay, "remote_list")["remotes"] == []
 
 
+def test_a_launch_on_a_remote_answers_the_breakpoints_the_remote_could_not_bind(remote, relay):
+    app = remote.write("bound.py", APP)
+    call(relay, "remote_add", name="lab", url=remote.url, token_file=str(remote.token_file))
+    bound = relay.breakpoints.add(app, line_of(app, "# loop"))
+    library = relay.breakpoints.add(json.__file__, line_of(json.__file__, "_default_encoder = JSONEncoder("))
+    started = call(relay, "launch", program=app, on="lab")
+    assert [(bp.id, bp.status) for bp in started["unverified"]] == [(library.id, "unverified")]
+    assert "excluded" in started["unverified"][0].message  # the remote's own reason: just-my-code leaves it out
+    name = started["session"].name
+    assert call(relay, "wait", session=name)["stop"].breakpoint_ids == [bound.id]
+    assert relay.breakpoints.get(bound.id).status == "verified"
+    call(relay, "terminate", session=name)
+    call(relay, "remote_remove", name="lab")
+
+
 def test_sessions_already_on_the_remote_are_listed_and_a_removed_remote_keeps_them(remote, relay):
     app = remote.write("wait.py", "import time\nfor i in range(600):\n    time.sleep(0.05)  # tick\n")
     with direct(remote) as other:

@@ -88,6 +88,8 @@ class RemoteBackend(Backend):
             if operation == "launch":
                 args.setdefault("exceptions", exceptions)
             answer = await self._call("POST", f"/{operation}", {**args, "wait": False})
+            for data in answer.get("unverified") or []:  # the remote's word on what its start could not bind
+                self._judged(data)
             info = answer["session"]
             self.capabilities = info.get("capabilities") or {}
         self.pid = info.get("pid")
@@ -175,9 +177,17 @@ class RemoteBackend(Backend):
         return stop
 
     def _breakpoint(self, data: dict[str, Any]) -> None:
+        local_id = self._judged(data)
+        if local_id is not None:
+            self.events.on_breakpoint(local_id, self.breakpoint_results[local_id])
+
+    def _judged(self, data: dict[str, Any]) -> int | None:
+        """Keep the remote's latest word on one of its breakpoints (what ``took_breakpoints`` records); its id here."""
         for local_id, (remote_id, _) in self.sent.items():
             if remote_id == data.get("id"):
-                self.events.on_breakpoint(local_id, _result(data))
+                self.breakpoint_results[local_id] = _result(data)
+                return local_id
+        return None
 
     # -- breakpoints --------------------------------------------------------------------------
 
@@ -204,7 +214,8 @@ class RemoteBackend(Backend):
         made = made["breakpoint"]
         self.sent[bp.id] = (int(made["id"]), spec)
         result = _result(made)
-        self.breakpoint_results[bp.id] = result
+        if made.get("status") != "pending":  # pending: no session there has judged it yet, so nothing to record
+            self.breakpoint_results[bp.id] = result
         return result
 
     async def _remove(self, local_id: int) -> None:
