@@ -55,3 +55,7 @@ class Unsupported(RelayError):
 
     def __init__(self, peer: str, feature: str) -> None:
         super().__init__("unsupported", f"{peer} does not support {feature}.")
+
+
+class BreakpointWarning(UserWarning):
+    """A session started, but some of the relay's breakpoints will not stop it (each named, with why)."""

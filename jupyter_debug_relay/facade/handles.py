@@ -13,7 +13,19 @@ from ..backends import factory
 from ..engine.events import Event
 from ..engine.session import Session
 from ..errors import RelayError
-from ..model import Frame, OutputPage, Scope, SessionInfo, SourceText, StopInfo, Thread, Variable, VariablePage, Watch
+from ..model import (
+    Breakpoint,
+    Frame,
+    OutputPage,
+    Scope,
+    SessionInfo,
+    SourceText,
+    StopInfo,
+    Thread,
+    Variable,
+    VariablePage,
+    Watch,
+)
 from ..operations.snapshot import Snapshot
 
 
@@ -37,6 +49,7 @@ class SessionHandle:
         self._relay = relay
         self._session = session
         self.id = session.id
+        self.unverified: list[Breakpoint] = []  # from the start that made it: breakpoints it could not bind, and why
 
     def __repr__(self) -> str:
         return f"<Session {self.id} {self.name!r} {self.state}>"

@@ -11,6 +11,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import threading
+import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -19,7 +20,7 @@ from ..engine.events import Event
 from ..engine.manager import SessionManager
 from ..engine.output import DEFAULT_CAP
 from ..engine.session import BackendFactory
-from ..errors import RelayError
+from ..errors import BreakpointWarning, RelayError
 from ..model import Breakpoint, ProcessInfo
 from ..operations import OPERATIONS, Dispatcher
 from ..operations.remote import leave
@@ -28,6 +29,7 @@ from ..protocols.timeouts import clamp_timeout
 from ..remote.registry import Remotes
 from ..store.profiles import ProfileStore
 from ..store.recorder import SessionStore
+from ..text import breakpoint_text
 from .handles import SessionHandle, handle_for
 
 MARGIN = 5.0  # seconds a facade call waits beyond the engine's own timeout
@@ -122,7 +124,17 @@ class Relay:
         return handle_for(self, session)
 
     def _started(self, result: dict[str, Any]) -> SessionHandle:
-        return handle_for(self, self._manager.sessions[result["session"].id])
+        """The handle of a session a start made; the breakpoints it could not bind are its ``unverified``, and a
+        ``BreakpointWarning`` (pointing at the caller's line) names them."""
+        handle = handle_for(self, self._manager.sessions[result["session"].id])
+        handle.unverified = list(result.get("unverified") or [])
+        if handle.unverified:
+            lines = "".join(f"\n  {breakpoint_text(bp)}" for bp in handle.unverified)
+            many = len(handle.unverified) != 1
+            warnings.warn(BreakpointWarning(f"Session {handle.name} started, but {len(handle.unverified)} "
+                                            f"breakpoint{'s' if many else ''} will not stop it:{lines}"),
+                          stacklevel=3)
+        return handle
 
     def import_session(self, exported: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> SessionHandle:
         """Start a session's export (``SessionHandle.export()``) again in a new session with its breakpoints."""
