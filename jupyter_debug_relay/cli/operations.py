@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import RelayError
 from ..kernel.grammar import field_arg
 from ..operations import OPERATIONS, parse, snapshot
+from ..operations.spelling import flag
 from ..store.recording import COMMANDS, EVENTS, Home
 from ..text import short_path
 from .render import Printer
@@ -56,15 +57,14 @@ def add_fields(parser: argparse.ArgumentParser, verb: Verb) -> None:
             parser.add_argument(name, nargs="+" if arg.kind == "str" else None,
                                 type=int if arg.kind == "int" else str, help=text)
         elif arg.kind == "on":
-            parser.add_argument(f"--{name.replace('_', '-')}", dest=name, action="store_true", default=None,
-                                help=text)
+            parser.add_argument(flag(name), dest=name, action="store_true", default=None, help=text)
         elif arg.kind == "off":
-            parser.add_argument(f"--no-{name.replace('_', '-')}", dest=name, action="store_false", default=None,
+            parser.add_argument(flag(name, off=True), dest=name, action="store_false", default=None,
                                 help=f"Off: {text[0].lower()}{text[1:]}" if text else None)
         else:
             kind = {"int": int, "float": float}.get(arg.kind, str)
-            parser.add_argument(f"--{name.replace('_', '-')}", dest=name, type=kind, default=None,
-                                choices=arg.choices or None, metavar=arg.metavar, help=text)
+            parser.add_argument(flag(name), dest=name, type=kind, default=None, choices=arg.choices or None,
+                                metavar=arg.metavar, help=text)
 
 
 def fields_of(options: argparse.Namespace, verb: Verb) -> dict[str, Any]:

@@ -64,10 +64,12 @@ class SessionManager:
             self._idle_task = asyncio.get_running_loop().create_task(self._housekeeping())
         return session
 
-    async def start(self, factory: BackendFactory, name: str | None = None, exceptions: str | None = None
-                    ) -> Session:
-        """Create a session and start its target; ``exceptions`` is its own exception mode (default: the relay's)."""
+    async def start(self, factory: BackendFactory, name: str | None = None, exceptions: str | None = None,
+                    early_end: RelayError | None = None) -> Session:
+        """Create a session and start its target; ``exceptions`` is its own exception mode (default: the relay's),
+        ``early_end`` its error if the target exits with an error before its first stop."""
         session = self.create(factory, name, exceptions=exceptions)
+        session.early_end = early_end
         await session.start()
         return session
 

@@ -84,6 +84,7 @@ class Session(Link, BackendEvents):
         self.stop: StopInfo | None = None
         self.exit_code: int | None = None
         self.error: RelayError | None = None
+        self.early_end: RelayError | None = None  # the error if the target exits with one before its first stop
         self.output = OutputRing(output_cap)  # the session's output budget: no output text is kept elsewhere
         manager.bus.rings[session_id] = self.output
         self.created_at = self.last_activity = time.time()
@@ -250,8 +251,8 @@ class Session(Link, BackendEvents):
                 return None
             if self.state == "failed":
                 self.require_live()
-            if self.state == "terminated" and self.backend.end_error is not None:
-                error = self.backend.end_error
+            error = self._end_error() if self.state == "terminated" else None
+            if error is not None:
                 raise RelayError(error.code, error.message, error.hint, {**error.details, "exit_code": self.exit_code})
             if self.state == "terminated":
                 raise RelayError("target_exited", f"The target exited with code {self.exit_code}.",
@@ -486,13 +487,23 @@ class Session(Link, BackendEvents):
             return
         self.exit_code = exit_code
         self.stop = None
-        if self.backend.end_error is not None:  # e.g. a module that did not compile: the session's error says where
-            self.error = self.backend.end_error
+        error = self._end_error()
+        if error is not None:  # e.g. a module that did not compile: the session's error says where
+            self.error = error
             self.emit("error", self.error.to_dict())
         self.emit("exited", {"exit_code": exit_code})
         self._set_state("terminated")
         self.emit("terminated", {"exit_code": exit_code})
         self.manager.spawn(self.backend.close())
+
+    def _end_error(self) -> RelayError | None:
+        """Why the target ended, when it ended on an error: the peer's word, else ``early_end`` if it exited with an
+        error before its first stop."""
+        if self.backend.end_error is not None:
+            return self.backend.end_error
+        if self.exit_code and not self._stops and not self.stopped_by_user:
+            return self.early_end
+        return None
 
     def on_raw(self, protocol: str, name: str, body: dict[str, Any]) -> None:
         self.emit("raw", {"protocol": protocol, "name": name, "body": body})

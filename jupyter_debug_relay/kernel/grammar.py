@@ -20,6 +20,7 @@ from pydantic.fields import FieldInfo
 
 from ..errors import RelayError
 from ..operations import OPERATIONS, Operation
+from ..operations.spelling import flag
 
 PREFIX = "%debug_session"
 SPELLINGS = {"thread_id": "--thread", "frame_id": "--frame", "path_mappings": "--map"}  # the magic's own, beside
@@ -86,8 +87,7 @@ class Arg:
     def flags(self) -> tuple[str, ...]:
         if self.positional:
             return ()
-        stem = self.dest.replace("_", "-")
-        main = f"--no-{stem}" if self.kind == "off" else f"--{stem}"
+        main = flag(self.dest, self.kind == "off")
         short = SPELLINGS.get(self.dest)
         return (short, main) if short else (main,)
 

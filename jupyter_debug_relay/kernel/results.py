@@ -97,7 +97,7 @@ class StopResult(Result):
             note_line = f"\n  note: {stop.source_note}" if stop.source_note else ""
             text = stop_with_line(stop, stop_text(stop)) + note_line + (f"\n{self.traceback}" if self.traceback else "")
         elif state in ("terminated", "failed"):
-            text = exit_text(exit_code) if state == "terminated" else "failed"
+            text = (exit_text(exit_code) if state == "terminated" else "failed") + (f"\n  note: {note}" if note else "")
         elif waited is not None:
             text = f"still running after {waited:g} s (use `%debug_session wait` or `pause`)"
             text += f": {note}" if note else ""

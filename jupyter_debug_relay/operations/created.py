@@ -102,9 +102,11 @@ class _Into:
         self.manager = self
         self._session = session
 
-    async def start(self, make: Any, name: str | None, exceptions: str | None = None) -> Session:
+    async def start(self, make: Any, name: str | None, exceptions: str | None = None,
+                    early_end: RelayError | None = None) -> Session:
         session = self._session
         session.factory, session.backend, session.exceptions = make, make(session), exceptions
+        session.early_end = early_end
         session.error = session.stop = None  # from a start that failed before
         if name:
             session.name = name

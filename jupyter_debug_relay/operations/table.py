@@ -32,6 +32,7 @@ from ..model import (
 from . import created, editors, keeping, mycel, remote, snapshot, tools, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, unbound, waits
+from .spelling import misplaced
 
 __all__ = ["OPERATIONS", "RESULT_TYPES", "Context", "Operation"]
 
@@ -46,8 +47,9 @@ async def _status(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
     return {"session": session_of(ctx, p.session).info()}
 
 
-async def _start(ctx: Context, make: Any, name: str | None, exceptions: str | None = None) -> dict[str, Any]:
-    session = await ctx.manager.start(make, name, exceptions)
+async def _start(ctx: Context, make: Any, name: str | None, exceptions: str | None = None,
+                 early_end: RelayError | None = None) -> dict[str, Any]:
+    session = await ctx.manager.start(make, name, exceptions, early_end)
     return {"session": session.info(), "unverified": unbound(session)}
 
 
@@ -58,7 +60,7 @@ async def _launch(ctx: Context, p: P.LaunchParams) -> dict[str, Any]:
     if p.on is not None:
         return await remote.start_on(ctx, p.on, "launch", p.model_dump(exclude={"on"}, exclude_defaults=True))
     options = p.model_dump(exclude={"name", "exceptions", "on"})
-    return await _start(ctx, factory.launch(ctx.request_timeout, **options), p.name, p.exceptions)
+    return await _start(ctx, factory.launch(ctx.request_timeout, **options), p.name, p.exceptions, misplaced(p))
 
 
 async def _attach(ctx: Context, p: P.AttachParams) -> dict[str, Any]:

@@ -37,7 +37,8 @@ async def run_waiting(relay: Any, name: str, args: dict[str, Any], redact: bool 
         if exc.code == "timeout" and args.get("wait", True):
             out = {"state": "running", "stop": None, **({"note": exc.details["note"]} if "note" in exc.details else {})}
         elif exc.code == "target_exited":
-            out = {"state": "terminated", "stop": None, "exit_code": exc.details.get("exit_code")}
+            out = {"state": "terminated", "stop": None, "exit_code": exc.details.get("exit_code"),
+                   **({"note": exc.details["note"]} if "note" in exc.details else {})}
         else:
             raise
         for key in OPERATIONS[name].returns:  # every declared key, also when the wait ran out
