@@ -45,6 +45,8 @@ def result_model(route: Route) -> type[BaseModel]:
     if route.waits:
         fields["exit_code"] = (int | None, None)
         fields["line_text"] = (str | None, Field(None, description="The source line the stop is on."))
+        fields["note"] = (str | None, Field(None, description="What the answer should add: why a running target "
+                                            "has not stopped, or that a launch's program got one of its options."))
         fields["watches"] = (list[Watch] | None, Field(None, description="The session's watch expressions and "
                                                          "their values at the stop (when it has any)."))
     if route.starts:
