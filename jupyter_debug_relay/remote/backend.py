@@ -88,8 +88,9 @@ class RemoteBackend(Backend):
             if operation == "launch":
                 args.setdefault("exceptions", exceptions)
             answer = await self._call("POST", f"/{operation}", {**args, "wait": False})
-            for data in answer.get("unverified") or []:  # the remote's word on what its start could not bind
-                self._judged(data)
+            unbound = {self._judged(data) for data in answer.get("unverified") or []}  # what its start could not bind
+            for local_id in [i for i, r in self.breakpoint_results.items() if not r.verified and i not in unbound]:
+                del self.breakpoint_results[local_id]  # an older word (another session's there): this start bound it
             info = answer["session"]
             self.capabilities = info.get("capabilities") or {}
         self.pid = info.get("pid")
