@@ -184,10 +184,7 @@ def test_a_multithreaded_stop_lists_every_stopped_thread(relay, write):
 
 
 @pytest.mark.every_target
-def test_step_reports_still_running_after_its_timeout_and_pause_stops_it(relay, write, target_python, request):
-    if target_python:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="pydevd 1.8.22 on sys.monitoring (3.12+) does not "
-                                              "pause a thread while a step over is still running"))
+def test_step_reports_still_running_after_its_timeout_and_pause_stops_it(relay, write):
     app = write("spin.py", """
         import time
         def spin():
@@ -205,6 +202,29 @@ def test_step_reports_still_running_after_its_timeout_and_pause_stops_it(relay, 
     assert info.value.code == "timeout" and "still running" in info.value.message
     assert session.state == "running"
     assert session.pause().reason == "pause"
+
+
+@pytest.mark.every_target
+def test_pause_stops_a_step_out_still_running_where_the_program_is(relay, write):
+    app = write("spin_out.py", """
+        import time
+        def spin():
+            while True:
+                time.sleep(0.01)
+        def work():
+            x = 1  # start
+            spin()
+            return x
+        work()
+    """)
+    relay.breakpoints.add(app, line_of(app, "# start"))
+    session = relay.launch(app)
+    session.wait_for_stop(10)
+    with pytest.raises(RelayError) as info:
+        session.step_out(timeout=1)
+    assert info.value.code == "timeout"
+    stop = session.pause()
+    assert stop.reason == "pause" and stop.frame.name == "spin"
 
 
 def test_output_by_cursor_with_categories_and_timestamps(relay, write):

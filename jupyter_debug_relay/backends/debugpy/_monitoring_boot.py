@@ -14,10 +14,16 @@ pydevd's compiled tracer takes the program's frame as the top frame (``sys._getf
 it is given a ``sys`` whose ``_getframe`` passes over the wrappers' own frames (the
 pure-Python tracer's ``_getframe`` is replaced likewise). pydevd updates from any thread (the boot binding a
 pending breakpoint in the program's, pydevd's reader in its own): a callback already ours is never wrapped again.
+
+A pause sets tracing on the frames of the thread to suspend (``enable_code_tracing``), but pydevd turns a
+code's LINE events on there only for a step into: a pause asked while a step over or a step out still runs
+(the thread inside a call that has not returned) reached no line event, and the thread never stopped. Here a
+code of a thread asked to suspend gets its LINE and JUMP events whatever the thread's step.
 Loaded by ``_nodelay_boot.py``.
 """
 
 import sys
+import threading
 
 
 def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydevd's pydevd_sys_monitoring
@@ -106,4 +112,29 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
             implementation._getframe = program_frame
 
 
-AFTER_IMPORT = {"_pydevd_sys_monitoring.pydevd_sys_monitoring": call_back_only_on_breakpoint_lines}
+def pause_reaches_running_code(wrapper) -> None:  # noqa: ANN001 - pydevd's pydevd_sys_monitoring
+    """A thread asked to suspend gets line events in every frame pydevd sets tracing on, whatever its step."""
+    from _pydevd_bundle.pydevd_constants import STATE_SUSPEND
+
+    monitor = sys.monitoring
+    tool, lines = monitor.DEBUGGER_ID, monitor.events.LINE | monitor.events.JUMP
+    enable = wrapper.enable_code_tracing
+
+    def enable_code_tracing(thread_ident, code, frame) -> bool:  # noqa: ANN001 - pydevd's signature
+        added = enable(thread_ident, code, frame)
+        info = getattr(threading._active.get(thread_ident), "additional_info", None)
+        if info is None or info.pydev_state != STATE_SUSPEND:
+            return added
+        monitor.set_local_events(tool, code, monitor.get_local_events(tool, code) | lines)  # pydevd's own
+        return True  # line callback suspends it, or disables the lines of code it always skips
+
+    wrapper.enable_code_tracing = enable_code_tracing
+
+
+def add_to_tracer(wrapper) -> None:  # noqa: ANN001 - pydevd's pydevd_sys_monitoring
+    """Everything this file adds to pydevd's ``sys.monitoring`` tracer."""
+    call_back_only_on_breakpoint_lines(wrapper)
+    pause_reaches_running_code(wrapper)
+
+
+AFTER_IMPORT = {"_pydevd_sys_monitoring.pydevd_sys_monitoring": add_to_tracer}
