@@ -308,14 +308,21 @@ def _gdb_calls_into_processes() -> bool:
 
 @pytest.mark.skipif(not _gdb_calls_into_processes(), reason="attaching by pid needs gdb (apt-get install gdb), "
                     "and a kernel that lets gdb call a function inside a process (this machine's refuses)")
-def test_attach_by_pid(relay, write):
+@pytest.mark.every_target
+def test_attach_by_pid_injects_a_debugpy_built_for_the_targets_python(relay, write, target_python):
+    python = target_python or sys.executable
+    folder = targets.prepared(python)
     service, marker = _service(write)
-    target = subprocess.Popen([sys.executable, service], start_new_session=True)
+    target = subprocess.Popen([python, service], start_new_session=True)
     try:
         session = relay.attach(pid=target.pid)
         bp = relay.breakpoints.add(service, line_of(service, marker))
         stop = session.wait_for_stop(30)
         assert stop.frame.line == bp.line
+        assert session.evaluate("__import__('sys').modules['pydevd'].__file__").value.strip("'").startswith(
+            folder + os.sep)
+        assert session.evaluate("'_pydevd_sys_monitoring._pydevd_sys_monitoring_cython' in __import__('sys').modules"
+                                " or '_pydevd_bundle.pydevd_cython' in __import__('sys').modules").value == "True"
         relay.breakpoints.remove(bp.id)
         session.detach()
     finally:

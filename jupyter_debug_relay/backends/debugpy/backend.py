@@ -207,6 +207,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             self.lend(lending.choose(found))
         if self.attach_pid is not None:
             check_pid(self.attach_pid)
+            self.lend(await lending.for_process(self.attach_pid))
         if self.request_kind == "launch":
             self.started_ns = time.time_ns()
         try:
@@ -215,8 +216,11 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             raise self.start_failed(exc) from None
 
     def lend(self, loan: lending.Loan) -> None:
-        """Have the boot run ``loan``'s debugpy (when it is not the kernel's); say on the console why it is slow."""
-        if loan.folder != lending.KERNEL_DEBUGPY:
+        """Have the boot (or by pid, the adapter) run ``loan``'s debugpy when it is not the kernel's; say on the
+        console why it is slow."""
+        if loan.folder != lending.KERNEL_DEBUGPY and self.attach_pid is not None:
+            self.adapter_cmd = lending.adapter(loan.folder)
+        elif loan.folder != lending.KERNEL_DEBUGPY:
             settings = json.loads(self.launch_env[BOOT_VARIABLE])
             self.launch_env[BOOT_VARIABLE] = json.dumps({**settings, "debugpy": loan.folder})
         if loan.note:

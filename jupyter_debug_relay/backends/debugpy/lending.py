@@ -11,6 +11,9 @@ version, it runs its pure-Python parts, several times slower between stops. So a
   pip at the first launch on that version. Until the copy is there (or when pip cannot get
   it: offline), the target runs the kernel's, and the session says so once on its console.
 
+A process attached by pid runs the debugpy its adapter injects: the adapter of the folder chosen
+likewise for the Python its executable is (the kernel's when that is no Python the probe can run).
+
 debugpy releases from 1.8.22 on have no wheels for Python 3.8 and 3.9: those targets run the
 kernel's debugpy in pure Python.
 """
@@ -28,6 +31,8 @@ from dataclasses import dataclass
 
 import debugpy
 
+from ...errors import RelayError
+from . import interpreter as interpreters
 from .interpreter import Interpreter
 
 VERSION = debugpy.__version__
@@ -89,6 +94,21 @@ def choose(interpreter: Interpreter) -> Loan:
     state = f"could not be installed in {folder} ({failure})" if failure else f"is being installed in {folder}"
     return Loan(KERNEL_DEBUGPY, f"Python {shown}: debugpy {VERSION} for {shown} {state}; meanwhile this target "
                 "runs the kernel's debugpy in pure Python, slower between stops.\n")
+
+
+async def for_process(pid: int) -> Loan:
+    """The debugpy to inject into process ``pid``, chosen for the Python its executable is."""
+    try:
+        executable = os.readlink(f"/proc/{pid}/exe")
+        found = await interpreters.probe(executable) if os.path.isfile(executable) else None
+    except (OSError, RelayError):  # no /proc, not ours, or not a Python run as a program (embedded)
+        found = None
+    return choose(found) if found is not None else Loan(KERNEL_DEBUGPY)
+
+
+def adapter(folder: str) -> list[str]:
+    """The command that runs the adapter of the debugpy package in ``folder`` (it injects that one by pid)."""
+    return [sys.executable, os.path.join(folder, "adapter")]
 
 
 def start_install(interpreter: Interpreter) -> None:
