@@ -22,8 +22,32 @@ code of a thread asked to suspend gets its LINE and JUMP events whatever the thr
 Loaded by ``_nodelay_boot.py``.
 """
 
+import os
 import sys
 import threading
+
+STARTERS = {  # file name without its extension -> what its functions that run the program or a thread start with
+    "threading": ("__bootstrap", "_bootstrap", "run"), "pydev_monkey": ("__call__",),
+    "pydevd": ("_exec", "run", "main"), "pydevd_runpy": ("run", "_run"), "<frozen runpy>": ("run", "_run"),
+    "runpy": ("run", "_run"),
+}
+_starter_names: dict = {}  # co_filename -> what its functions that start the program start with ("": none)
+
+
+def starts_program(code) -> bool:  # noqa: ANN001
+    """Whether ``code`` is one that runs the program or a thread, as pydevd's ``_get_unhandled_exception_frame``
+    knows them: an exception leaving a frame it called is uncaught."""
+    names = _starter_names.get(code.co_filename)
+    if names is None:
+        names = _starter_names[code.co_filename] = STARTERS.get(
+            os.path.splitext(os.path.basename(code.co_filename))[0], "")
+    return bool(names) and code.co_name.startswith(names)
+
+
+def watches_every_frame(py_db) -> bool:  # noqa: ANN001 - pydevd's PyDB
+    """Whether pydevd looks at an exception in every frame it leaves (raised, user-uncaught, plugins' kinds)."""
+    return bool(py_db.break_on_caught_exceptions or py_db.break_on_user_uncaught_exceptions
+                or py_db.has_plugin_exception_breaks)
 
 
 def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydevd's pydevd_sys_monitoring
@@ -99,9 +123,18 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
                 return result
             return start
 
+        def on_unwind(theirs):  # noqa: ANN001, ANN202
+            def unwind(code, offset, exc):  # noqa: ANN001, ANN202
+                caller = getframe(1).f_back
+                if caller is None or starts_program(caller.f_code) or watches_every_frame(py_db):
+                    return theirs(code, offset, exc)
+                return None  # an exception leaving a frame the program called: not uncaught here
+            return unwind
+
         wrapped(events.LINE, on_line)
         wrapped(events.JUMP, on_jump)
         wrapped(events.PY_START, on_start)
+        wrapped(events.PY_UNWIND, on_unwind)
 
     wrapper.update_monitor_events = update_monitor_events
     if implementation is not None:
