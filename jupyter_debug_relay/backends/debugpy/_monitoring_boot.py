@@ -9,6 +9,11 @@ and never disables one while a thread steps or is suspended. So here, after pyde
 registered its callbacks (``update_monitor_events``, called on every breakpoint change), each is
 wrapped: a line that holds no breakpoint of its file, or a call of code whose lines already
 call back, answers ``DISABLE`` when no thread steps. Breakpoint lines still reach pydevd every time.
+The first call of code whose file holds no breakpoint answers ``DISABLE`` at once when no thread steps and
+no function breakpoint is set, as pydevd would after working out the code's filters and line table (most of
+what a test suite under the debugger costs on 3.12+). An exception leaving a frame reaches pydevd's
+PY_UNWIND callback only where pydevd could call it uncaught (the frame's caller starts the program or a
+thread), unless pydevd watches every frame (``raised``): it looked up the program's first frame for each.
 
 pydevd's compiled tracer takes the program's frame as the top frame (``sys._getframe()``):
 it is given a ``sys`` whose ``_getframe`` passes over the wrappers' own frames (the
@@ -94,11 +99,14 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
             return
         lines_of: dict = {}  # co_filename -> its breakpoints' lines, until breakpoints change
 
-        def quiet(filename: str, line: int) -> bool:
+        def breakpoint_lines(filename: str) -> frozenset:
             lines = lines_of.get(filename)
             if lines is None:
                 lines = lines_of[filename] = frozenset(py_db.breakpoints.get(canonical_normalized_path(filename), ()))
-            return line not in lines and not any_thread_stepping()
+            return lines
+
+        def quiet(filename: str, line: int) -> bool:
+            return line not in breakpoint_lines(filename) and not any_thread_stepping()
 
         def on_line(theirs):  # noqa: ANN001, ANN202
             def line(code, number):  # noqa: ANN001, ANN202
@@ -116,6 +124,9 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
 
         def on_start(theirs):  # noqa: ANN001, ANN202
             def start(code, offset):  # noqa: ANN001, ANN202
+                if (not breakpoint_lines(code.co_filename) and not py_db.function_breakpoint_name_to_breakpoint
+                        and not any_thread_stepping()):
+                    return disable  # pydevd's answer for code whose file holds no breakpoint, without its look-up
                 result = theirs(code, offset)
                 if (result is None and not py_db.function_breakpoint_name_to_breakpoint
                         and monitor.get_local_events(tool, code) & events.LINE and not any_thread_stepping()):
