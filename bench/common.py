@@ -206,6 +206,11 @@ def machine() -> dict[str, Any]:
             "date": time.strftime("%Y-%m-%d")}
 
 
+def shown(argument: str) -> str:
+    """A command-line argument as a page shows it: an interpreter's path by its file name."""
+    return os.path.basename(argument) if os.path.isabs(argument) else argument
+
+
 def record(bench: str, figures: dict[str, Any], path: str = RESULTS) -> None:
     """Keep ``figures`` as ``bench``'s part of the results file (the other benches' parts stay)."""
     try:

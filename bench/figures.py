@@ -3,8 +3,8 @@
     python bench/figures.py README.md docs/performance.md           # rewrite their generated blocks
     python bench/figures.py --check README.md docs/performance.md   # exit 1 when a block differs
 
-A page holds a block between ``<!-- generated: figures ... -->`` and ``<!-- end: figures -->``; what goes in it
-depends on the page (``BLOCKS``).
+A page holds blocks between ``<!-- generated: figures ... -->`` (or ``<!-- generated: figures:NAME ... -->``) and
+``<!-- end: figures -->``; what goes in each depends on the page and the name (``BLOCKS``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results.json")
-BLOCK = re.compile(r"(<!-- generated: figures [^\n]*-->\n)(.*?)(<!-- end: figures -->)", re.S)
+BLOCK = re.compile(r"(<!-- generated: figures(?::([\w-]+))? [^\n]*-->\n)(.*?)(<!-- end: figures -->)", re.S)
 
 
 def _ms(value: float | None) -> str:
@@ -92,16 +92,76 @@ def performance(results: dict[str, Any]) -> str:
     return "\n".join(lines) + f"\n\n{_source(results)} Anchors: {runs}.\n"
 
 
-BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "performance.md": performance}
+def _times(value: float) -> str:
+    return f"{value:.2f}×"
+
+
+def _machine(part: dict[str, Any]) -> str:
+    machine = part["machine"]
+    return f"{machine['date']}, kernel's interpreter {machine['python']}, {machine['cpus']} cores"
+
+
+SUITE_ROWS = (  # title, numerator, denominator, goal on 3.12+
+    ("300-test suite, breakpoint never hit / plain", "suite_bp", "suite_plain", "1.2"),
+    ("toolz's own suite, breakpoint never hit / plain", "project_bp", "project_plain", "1.3"),
+    ("toolz: launch to a deep breakpoint / plain run up to it", "project_first_hit", "project_plain_to_hit", ""),
+)
+
+
+def suites(results: dict[str, Any]) -> str:
+    """Whole suites per target Python (``bench/suites.py``), by the CPU time of the target, and the wall clock."""
+    part = results.get("suites")
+    if not part:
+        return "No `bench/suites.py` run is kept in `bench/results.json` yet.\n"
+    versions = sorted((v for v in part if v[0].isdigit()), key=lambda v: tuple(map(int, v.split("."))))
+    lines = ["| ratio (target CPU; wall clock) | " + " | ".join(f"Python {v}" for v in versions) + " | goal, 3.12+ |",
+             "|---|" + "---:|" * (len(versions) + 1)]
+    for title, top, bottom, goal in SUITE_ROWS:
+        cells = []
+        for version in versions:
+            found = part[version]
+            cpu, wall = found.get(f"ratio {top}/{bottom} cpu"), found.get(f"ratio {top}/{bottom}")
+            n = found.get(top, {}).get("n")
+            cells.append(f"{_times(cpu)}; {_times(wall)} (n={n})" if cpu is not None and wall is not None else "–")
+        lines.append(f"| {title} | " + " | ".join(cells) + f" | {goal} |")
+    plain = [f"{part[v]['suite_plain cpu']['median']:,.0f} / {part[v]['project_plain cpu']['median']:,.0f}"
+             if "suite_plain cpu" in part[v] and "project_plain cpu" in part[v] else "–" for v in versions]
+    lines.append("| plain runs: 300-test suite / toolz, target CPU ms | " + " | ".join(plain) + " | |")
+    return ("\n".join(lines) + f"\n\n`{part['command']}` on {_machine(part)}, shared with other work (the CPU time "
+            "of the target is the figure to read then); `make docs` writes this table from `bench/results.json`.\n")
+
+
+def target_versions(results: dict[str, Any]) -> str:
+    """Per target Python (``bench/target_versions.py``): a hot function holding a breakpoint, the first stop."""
+    part = results.get("target_versions")
+    if not part:
+        return "No `bench/target_versions.py` run is kept in `bench/results.json` yet.\n"
+    lines = ["| target Python | 2M calls holding a breakpoint not reached: relay / plain | goal | "
+             "launch to first stop, median ms | goal |", "|---|---:|---:|---:|---:|"]
+    for label, found in part.items():
+        if not isinstance(found, dict) or "hot_ratio" not in found:
+            continue
+        monitoring = not label.startswith(("3.8", "3.9", "3.10", "3.11"))
+        lines.append(f"| {label} | {_times(found['hot_ratio'])} (n={found['hot_bp']['n']}) | "
+                     f"{'2' if monitoring else ''} | {_ms(found['first_stop']['median'])} "
+                     f"(n={found['first_stop']['n']}) | 250 |")
+    return ("\n".join(lines) + f"\n\n`{part['command']}` on {_machine(part)}, shared with other work: the "
+            "launches' wall clock moves with it; `make docs` writes this table from `bench/results.json`.\n")
+
+
+BLOCKS: dict[tuple[str, str], Callable[[dict[str, Any]], str]] = {
+    ("README.md", ""): readme, ("performance.md", ""): performance, ("performance.md", "suites"): suites,
+    ("performance.md", "target-versions"): target_versions,
+}
 
 
 def render(page: str, text: str, results: dict[str, Any]) -> str:
-    """``text`` (the page named ``page``) with its generated block written from ``results``."""
+    """``text`` (the page named ``page``) with its generated blocks written from ``results``."""
     if not BLOCK.search(text):
         raise ValueError(f"{page} has no generated figures block (<!-- generated: figures ... --> ... "
                          "<!-- end: figures -->)")
-    figures = BLOCKS[os.path.basename(page)](results)
-    return BLOCK.sub(lambda m: m.group(1) + figures + m.group(3), text, count=1)
+    name = os.path.basename(page)
+    return BLOCK.sub(lambda m: m.group(1) + BLOCKS[(name, m.group(2) or "")](results) + m.group(4), text)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,7 +15,9 @@ once and kept in ``CACHE`` (as is the project's download). The relay lends every
 ``CASES`` lists what is run per target, in turn, ``rounds`` times; a case is a function of (``Target``,
 ``Suites``) to milliseconds (None: not measurable there).
 
-    python bench/suites.py [--rounds 3] [--python PATH ...] [--json]
+    python bench/suites.py [--rounds 3] [--python PATH ...] [--case KEY ...] [--json]
+
+Its figures are kept in ``bench/results.json`` (``suites``), which ``bench/figures.py`` puts in docs/performance.md.
 
 ``bench/compare.py REF`` runs this file with another commit's package on ``PYTHONPATH``, in the same run.
 """
@@ -38,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import debugpy
-from common import Samples, Table, ms
+from common import Samples, Table, ms, record, shown
 
 from jupyter_debug_relay import Relay, RelayError
 
@@ -397,6 +399,7 @@ def main() -> None:
     table = Table(*SUITE_COLUMNS)
     for target in targets:
         print_rows(table, times[target.version], target.label)
+    record("suites", {"command": " ".join(["python bench/suites.py", *map(shown, sys.argv[1:])]), **figures(times)})
 
 
 if __name__ == "__main__":

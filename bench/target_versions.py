@@ -2,7 +2,7 @@
 
 For the kernel's Python and every Python 3.12+ found (``tests/targets.py``), in one run:
 
-- the bench's 300-test suite (``core_bench.SUITE_*``) plainly and under the relay with a breakpoint no
+- the bench's 300-test suite (``suites.SUITE_*``) plainly and under the relay with a breakpoint no
   test reaches, in rounds (one run of each in turn), the median of each and their ratio;
 - a function called 2,000,000 times holding a breakpoint on a line it never reaches: the loop's own time
   printed by the target, plainly and under the relay;
@@ -24,8 +24,8 @@ import sys
 import tempfile
 import time
 
-from common import ROOT, Samples, Table, ms, record
-from core_bench import SUITE_HEAD, SUITE_TEST
+from common import ROOT, Samples, Table, ms, record, shown
+from suites import SUITE_HEAD, SUITE_TEST
 
 from jupyter_debug_relay import Relay, RelayError
 from jupyter_debug_relay.backends.debugpy import interpreter, lending
@@ -135,10 +135,12 @@ def main(runs: int = 3, launches: int = 7) -> None:
                   "", "250")
     if not newer:
         print(f"no Python 3.12+ found ({targets.WHERE}): only the kernel's Python was measured")
-    record("target_versions", {label: {key: samples.summary() for key, samples in times.items()}
-                               | {"suite_ratio": round(times["suite_bp"].median / times["suite_plain"].median, 2),
-                                  "hot_ratio": round(times["hot_bp"].median / times["hot_plain"].median, 2)}
-                               for label, times in figures.items()})
+    command = " ".join(["python bench/target_versions.py", *map(shown, sys.argv[1:])])
+    record("target_versions", {"command": command} | {
+        label: {key: samples.summary() for key, samples in times.items()}
+        | {"suite_ratio": round(times["suite_bp"].median / times["suite_plain"].median, 2),
+           "hot_ratio": round(times["hot_bp"].median / times["hot_plain"].median, 2)}
+        for label, times in figures.items()})
 
 
 if __name__ == "__main__":
