@@ -137,14 +137,15 @@ def target_versions(results: dict[str, Any]) -> str:
     if not part:
         return "No `bench/target_versions.py` run is kept in `bench/results.json` yet.\n"
     lines = ["| target Python | 2M calls holding a breakpoint not reached: relay / plain | goal | "
-             "launch to first stop, median ms | goal |", "|---|---:|---:|---:|---:|"]
+             "launch to first stop, median ms | goal | the target's CPU per launch, ms |",
+             "|---|---:|---:|---:|---:|---:|"]
     for label, found in part.items():
         if not isinstance(found, dict) or "hot_ratio" not in found:
             continue
         monitoring = not label.startswith(("3.8", "3.9", "3.10", "3.11"))
         lines.append(f"| {label} | {_times(found['hot_ratio'])} (n={found['hot_bp']['n']}) | "
                      f"{'2' if monitoring else ''} | {_ms(found['first_stop']['median'])} "
-                     f"(n={found['first_stop']['n']}) | 250 |")
+                     f"(n={found['first_stop']['n']}) | 250 | {_ms(found.get('launch_cpu', {}).get('median'))} |")
     return ("\n".join(lines) + f"\n\n`{part['command']}` on {_machine(part)}, shared with other work: the "
             "launches' wall clock moves with it; `make docs` writes this table from `bench/results.json`.\n")
 

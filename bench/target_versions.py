@@ -6,7 +6,8 @@ For the kernel's Python and every Python 3.12+ found (``tests/targets.py``), in 
   test reaches, in rounds (one run of each in turn), the median of each and their ratio;
 - a function called 2,000,000 times holding a breakpoint on a line it never reaches: the loop's own time
   printed by the target, plainly and under the relay;
-- the launch to the first stop (median of ``--launches``).
+- the launch to the first stop (median of ``--launches``), and the CPU time the target used per launch (to
+  its stop, then its end: what a busy machine moves least).
 
 Each Python other than the kernel's gets a virtualenv with pytest, and its debugpy copy is installed before
 anything is timed.
@@ -25,7 +26,7 @@ import tempfile
 import time
 
 from common import ROOT, Samples, Table, ms, record, shown
-from suites import SUITE_HEAD, SUITE_TEST
+from suites import SUITE_HEAD, SUITE_TEST, children_cpu
 
 from jupyter_debug_relay import Relay, RelayError
 from jupyter_debug_relay.backends.debugpy import interpreter, lending
@@ -80,7 +81,7 @@ def measure(python: str | None, folder: str, runs: int, launches: int) -> dict[s
             f.write(text)
     args = ["-q", "-p", "no:cacheprovider", suite]
     env = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    times = {key: Samples() for key in ("suite_plain", "suite_bp", "hot_plain", "hot_bp", "first_stop")}
+    times = {key: Samples() for key in ("suite_plain", "suite_bp", "hot_plain", "hot_bp", "first_stop", "launch_cpu")}
     with Relay(record=False) as relay:
         relay.breakpoints.add(suite, SUITE_HEAD.splitlines().index('    return "the breakpoint is here"  # never') + 1)
         relay.breakpoints.add(hot, 4)
@@ -99,11 +100,12 @@ def measure(python: str | None, folder: str, runs: int, launches: int) -> dict[s
             times["hot_bp"].add(float(session.output().text.split("loop_ms")[-1].split()[0]))
         relay.breakpoints.add(first, 2)
         for _ in range(launches):
-            started = time.perf_counter()
+            cpu, started = children_cpu(), time.perf_counter()
             session = relay.launch(first, **options)
             session.wait_for_stop(60)
             times["first_stop"].add(ms(time.perf_counter() - started))
             session.terminate()
+            times["launch_cpu"].add(children_cpu() - cpu)
     return times
 
 
@@ -133,6 +135,8 @@ def main(runs: int = 3, launches: int = 7) -> None:
                       goal)
         table.row(f"{label}: launch to first stop, median", times["first_stop"].n, "", times["first_stop"].median,
                   "", "250")
+        table.row(f"{label}: the target's CPU per launch (to its stop and end)", times["launch_cpu"].n, "",
+                  times["launch_cpu"].median, "", "")
     if not newer:
         print(f"no Python 3.12+ found ({targets.WHERE}): only the kernel's Python was measured")
     command = " ".join(["python bench/target_versions.py", *map(shown, sys.argv[1:])])
