@@ -72,6 +72,7 @@ LOADED: dict = {}  # file -> its st_mtime_ns when its code first ran (None: not 
 SLOW_VALUE = 1.0  # seconds of making one value's text before the relay is told its name
 RESOLVING: dict = {"variable": None, "since": 0.0, "told": None}  # the value whose text pydevd is making
 STARTUP = {"interpreter start": time.time()}  # phase -> when it ended (wall clock, the relay's too)
+CODE_HOOKS: list = []  # each gets a module's code as it is read, and returns the code to run
 
 
 def stop_debugging() -> None:
@@ -418,6 +419,8 @@ def watch_loads() -> None:
 
     def get_code(self, fullname):  # noqa: ANN001, ANN202 - importlib's own signature
         code = read(self, fullname)
+        for on_code in CODE_HOOKS:
+            code = on_code(code)
         filename = getattr(code, "co_filename", None)
         if isinstance(filename, str) and filename not in LOADED:
             try:
@@ -434,15 +437,19 @@ def watch_loads() -> None:
     _LoaderBasics.exec_module = exec_module
 
 
-def monitoring_additions() -> dict:
-    """Python 3.12+: what ``_monitoring_boot.py``, beside this file, adds to pydevd's ``sys.monitoring`` tracer."""
+def beside(name: str):  # noqa: ANN201 - a module object
+    """Load the module ``name``.py from beside this file."""
     from importlib.util import module_from_spec, spec_from_file_location
 
-    spec = spec_from_file_location(BOOT_MODULE + "_monitoring", os.path.join(os.path.dirname(__file__),
-                                                                               "_monitoring_boot.py"))
+    spec = spec_from_file_location(f"{BOOT_MODULE}_{name}", os.path.join(os.path.dirname(__file__), f"{name}.py"))
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.AFTER_IMPORT
+    return module
+
+
+def monitoring_additions() -> dict:
+    """Python 3.12+: what ``_monitoring_boot.py``, beside this file, adds to pydevd's ``sys.monitoring`` tracer."""
+    return beside("_monitoring_boot").AFTER_IMPORT
 
 
 def main() -> None:
@@ -451,6 +458,9 @@ def main() -> None:
     if sys.version_info >= (3, 12):
         AFTER_IMPORT.update(monitoring_additions())
     watch_loads()
+    if sys.version_info[:2] == (3, 11) and settings.get("lazy_trace", True):  # until a breakpoint's code runs
+        beside("_lazy_trace311").install(AFTER_IMPORT, CODE_HOOKS,
+                                         lambda name: hidden(name, os.path.normpath(os.path.abspath(debugpy_dir))))
     if settings.get("stack_with_stops"):
         AFTER_IMPORT["_pydevd_bundle.pydevd_net_command_factory_json"] = stack_with_every_stop
     for name in settings.get("unset", ()):

@@ -1,0 +1,478 @@
+"""Python 3.11 targets: nothing traces until the code of a breakpoint runs.
+
+On 3.11 pydevd traces every call of every thread through ``sys.settrace``; any trace function,
+even one that returns at once, puts the interpreter in its slow tracing mode. Here pydevd's
+trace functions are taken but not installed (``pydevd_tracing.SetTrace`` and
+``set_trace_to_threads`` note them per thread), and a call to ``breakpoint_code_runs`` is put
+at the start of each code object that holds a breakpoint's line: as modules are read
+(``on_code``: imports, ``-m``, the program's file, pytest's rewritten tests) and in the
+functions already loaded when breakpoints change. That call turns pydevd's tracing on for its
+thread and hands pydevd the frame; the thread drops tracing again at its next call once no
+frame of a file holding breakpoints is on its stack.
+
+What cannot be made lazy turns pydevd's full tracing on for good (``go_full``), as it was:
+any stop (a breakpoint hit, a step, a pause, an exception), function breakpoints, exception
+modes that look at caught exceptions, plugin breakpoints, a breakpoint's line inside a
+generator or coroutine (whose resumes skip the code's start), and code of a file holding
+breakpoints that runs without having passed here (an ``exec`` audit event tells). An exception
+that no code catches is stopped on from ``sys.excepthook`` and ``threading.excepthook``.
+"""
+
+import gc
+import sys
+import threading
+import types
+from dis import _inline_cache_entries, opmap
+
+CALL_ONLY_AT_START = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+REAL_SETTRACE = sys.settrace
+STATE: dict = {"full": False, "why": None, "db": None}
+HOT: dict = {}  # canonical file -> frozenset of its breakpoints' lines
+HOT_NAMES: set = set()  # co_filename of code seen in a file of HOT
+CANONICAL: dict = {}  # co_filename -> pydevd's canonical path
+ORIGINAL: dict = {}  # patched code -> the code it was made from
+OURS: set = set()  # module code that passed through on_code
+LAST: dict = {}  # thread ident -> the trace function pydevd gave that thread
+ACTIVE: set = set()  # idents of threads tracing now
+
+
+class Unsafe(Exception):
+    """A breakpoint's line is in code the call cannot be put into safely."""
+
+
+def _exception_varint(data: bytes, i: int) -> tuple:
+    byte = data[i]
+    value = byte & 63
+    while byte & 64:
+        i += 1
+        byte = data[i]
+        value = (value << 6) | (byte & 63)
+    return value, i + 1
+
+
+def _write_exception_varint(value: int, first: bool) -> bytes:
+    chunks = [value & 63]
+    value >>= 6
+    while value:
+        chunks.append(64 | (value & 63))
+        value >>= 6
+    out = bytearray(reversed(chunks))
+    for k in range(len(out) - 1):
+        out[k] |= 64
+    if first:
+        out[0] |= 128
+    return bytes(out)
+
+
+def shift_exception_table(table: bytes, at: int, by: int) -> bytes:
+    """The exception table with ``by`` code units inserted at unit ``at``."""
+    out = bytearray()
+    i = 0
+    while i < len(table):
+        start, i = _exception_varint(table, i)
+        size, i = _exception_varint(table, i)
+        target, i = _exception_varint(table, i)
+        depth, i = _exception_varint(table, i)
+        if start >= at:
+            start += by
+        elif start + size > at:
+            size += by
+        if target >= at:
+            target += by
+        out += (_write_exception_varint(start, True) + _write_exception_varint(size, False)
+                + _write_exception_varint(target, False) + _write_exception_varint(depth, False))
+    return bytes(out)
+
+
+def _skip_varint(table: bytes, j: int) -> int:
+    while table[j] & 64:
+        j += 1
+    return j + 1
+
+
+def _line_entries(table: bytes) -> list:
+    """(first byte index, end index, kind, code units) of each entry of a 3.11 location table."""
+    entries, i = [], 0
+    while i < len(table):
+        kind, units, j = (table[i] >> 3) & 15, (table[i] & 7) + 1, i + 1
+        if kind == 14:
+            for _ in range(4):
+                j = _skip_varint(table, j)
+        elif kind == 13:
+            j = _skip_varint(table, j)
+        elif 10 <= kind <= 12:
+            j += 2
+        elif kind < 10:
+            j += 1
+        entries.append((i, j, kind, units))
+        i = j
+    return entries
+
+
+def _same_place(table: bytes, start: int, end: int, kind: int, units: int) -> bytes:
+    """An entry for ``units`` more code units at the place of the entry at ``start`` (line delta 0)."""
+    head = 0x80 | (kind << 3) | (units - 1)
+    if 10 <= kind <= 12:
+        return bytes([0x80 | (10 << 3) | (units - 1)]) + table[start + 1:end]
+    if kind == 13:
+        return bytes([head, 0])
+    if kind == 14:
+        return bytes([head, 0]) + table[_skip_varint(table, start + 1):end]
+    return bytes([head]) + table[start + 1:end]
+
+
+def _no_location(units: int) -> bytes:
+    out = bytearray()
+    while units:
+        chunk = min(units, 8)
+        out.append(0x80 | (15 << 3) | (chunk - 1))
+        units -= chunk
+    return bytes(out)
+
+
+def insert_call(code: types.CodeType, hook: object) -> types.CodeType:
+    """``code`` calling ``hook()`` right after its first ``RESUME``; its lines, jumps and handlers as they were."""
+    raw = code.co_code
+    resume = next((k for k in range(0, len(raw), 2) if raw[k] == opmap["RESUME"]), None)
+    if resume is None:
+        raise Unsafe(code.co_name)
+    at = resume // 2 + 1
+    const = len(code.co_consts)
+    if const > 0xFFFF:
+        raise Unsafe(code.co_name)
+    load = bytes([opmap["LOAD_CONST"], const & 0xFF])
+    if const > 0xFF:
+        load = bytes([opmap["EXTENDED_ARG"], const >> 8]) + load
+    prefix = (bytes([opmap["PUSH_NULL"], 0]) + load
+              + bytes([opmap["PRECALL"], 0]) + bytes(2 * _inline_cache_entries[opmap["PRECALL"]])
+              + bytes([opmap["CALL"], 0]) + bytes(2 * _inline_cache_entries[opmap["CALL"]])
+              + bytes([opmap["POP_TOP"], 0]))
+    n = len(prefix) // 2
+    table, lines, pos = code.co_linetable, bytearray(), 0
+    placed = False
+    for start, end, kind, units in _line_entries(table):
+        if placed or pos + units < at:
+            lines += table[start:end]
+        else:
+            before = at - pos
+            lines += bytes([(table[start] & 0xF8) | (before - 1)]) + table[start + 1:end]
+            lines += _no_location(n)
+            if units > before:
+                lines += _same_place(table, start, end, kind, units - before)
+            placed = True
+        pos += units
+    if not placed:
+        raise Unsafe(code.co_name)
+    return code.replace(co_code=raw[:at * 2] + prefix + raw[at * 2:], co_consts=code.co_consts + (hook,),
+                        co_linetable=bytes(lines), co_stacksize=max(code.co_stacksize, 2),
+                        co_exceptiontable=shift_exception_table(code.co_exceptiontable, at, n))
+
+
+def patch_tree(code: types.CodeType, lines: frozenset) -> types.CodeType:
+    """``code`` (and the code nested in it) with the call put into each one holding one of ``lines``."""
+    code = ORIGINAL.get(code, code)
+    consts = tuple(patch_tree(c, lines) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    own = lines.intersection(line for _, _, line in code.co_lines() if line)
+    if not own and all(a is b for a, b in zip(consts, code.co_consts, strict=True)):
+        return code
+    made = code.replace(co_consts=consts)
+    if own:
+        if code.co_flags & CALL_ONLY_AT_START:
+            raise Unsafe(f"{code.co_name} resumes past its start")
+        made = insert_call(made, breakpoint_code_runs)
+    ORIGINAL[made] = code
+    return made
+
+
+def canonical(filename: str) -> str:
+    found = CANONICAL.get(filename)
+    if found is None:
+        from pydevd_file_utils import canonical_normalized_path
+
+        found = CANONICAL[filename] = canonical_normalized_path(filename)
+    return found
+
+
+def on_code(code: object) -> object:
+    """A module's code as it is read: with the call where it holds a breakpoint's line."""
+    if not HOT or STATE["full"] or not isinstance(code, types.CodeType):
+        return code
+    lines = HOT.get(canonical(code.co_filename))
+    if lines is not None:
+        HOT_NAMES.add(code.co_filename)
+        try:
+            code = patch_tree(code, lines)
+        except Unsafe as why:
+            go_full(f"breakpoint in {why}")
+            return code
+    OURS.add(code)
+    return code
+
+
+def on_exec(event: str, args: tuple) -> None:
+    """Audit hook: code of a file holding breakpoints that runs without having passed ``on_code``."""
+    if event == "exec" and HOT and not STATE["full"]:
+        code = args[0]
+        if isinstance(code, types.CodeType) and code not in OURS and code not in ORIGINAL:
+            if canonical(code.co_filename) in HOT:
+                go_full(f"code of {code.co_filename} read elsewhere")
+
+
+def wanted(frame: object) -> bool:
+    """Whether a frame of a file holding breakpoints is on this stack."""
+    while frame is not None:
+        if frame.f_code.co_filename in HOT_NAMES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def lazily(inner: object) -> object:
+    """pydevd's trace function for a thread, until a call sees no frame of a file holding breakpoints."""
+    def trace(frame, event, arg):  # noqa: ANN001, ANN202 - sys.settrace's signature
+        if not STATE["full"] and not wanted(frame):
+            ACTIVE.discard(threading.get_ident())
+            REAL_SETTRACE(None)
+            return None
+        return inner(frame, event, arg)
+
+    return trace
+
+
+def breakpoint_code_runs() -> None:
+    """Put at the start of code holding a breakpoint: turn pydevd's tracing on for this thread and frame."""
+    if STATE["full"] or sys.gettrace() is not None:
+        return
+    try:
+        frame = sys._getframe(1)
+        db = STATE["db"]
+        thread = db.threading_active.get(threading.get_ident()) if db is not None else None
+        if thread is None or getattr(thread, "is_pydev_daemon_thread", False) or getattr(
+                thread, "pydev_do_not_trace", False):
+            return
+        ident = threading.get_ident()
+        inner = LAST.get(ident) or db.trace_dispatch
+        ACTIVE.add(ident)
+        REAL_SETTRACE(lazily(inner))
+        local = inner(frame, "call", None)
+        if local is not None:
+            frame.f_trace = local
+    except Exception:  # noqa: BLE001 - the program's call must not fail for the debugger's sake
+        go_full("tracing could not start lazily")
+
+
+def go_full(why: str) -> None:
+    """Turn pydevd's tracing on in every thread and frame, as without this module, for good."""
+    if STATE["full"]:
+        return
+    STATE["full"], STATE["why"] = True, why
+    db = STATE["db"]
+    if db is None:
+        return
+    ACTIVE.clear()
+    tracing = sys.modules["pydevd_tracing"]
+    skip = {t.ident for t in threading.enumerate()
+            if getattr(t, "is_pydev_daemon_thread", False) or getattr(t, "pydev_do_not_trace", False)}
+    idents = [ident for ident in sys._current_frames() if ident not in skip]
+    threading.settrace(db.trace_dispatch)
+    if idents:
+        tracing.set_trace_to_threads(db.trace_dispatch, thread_idents=idents)
+    if threading.get_ident() not in skip:
+        tracing.SetTrace(LAST.get(threading.get_ident()) or db.trace_dispatch)
+    db.set_tracing_for_untraced_contexts()
+
+
+def needs_full(db: object) -> object:
+    """Why pydevd's breakpoints need every call traced, or None."""
+    if db.function_breakpoint_name_to_breakpoint:
+        return "function breakpoints"
+    if db.break_on_caught_exceptions or db.break_on_user_uncaught_exceptions:
+        return "exception breakpoints on raised exceptions"
+    if db.has_plugin_line_breaks or db.has_plugin_exception_breaks:
+        return "plugin breakpoints"
+    return None
+
+
+def refresh(db: object) -> None:
+    """After breakpoints changed: patch the loaded functions of changed files, trace threads running them."""
+    STATE["db"] = db
+    why = needs_full(db)
+    if why:
+        go_full(why)
+    if STATE["full"]:
+        return
+    new = {path: frozenset(lines) for path, lines in db.breakpoints.items() if lines}
+    changed = {path for path in set(new) | set(HOT) if new.get(path) != HOT.get(path)}
+    HOT.clear()
+    HOT.update(new)
+    if not changed:
+        return
+    try:
+        for function in [f for f in gc.get_objects() if type(f) is types.FunctionType]:
+            code = function.__code__
+            if canonical(code.co_filename) in changed:
+                made = patch_tree(code, new.get(canonical(code.co_filename), frozenset()))
+                if made is not code:
+                    function.__code__ = made
+        for name in list(CANONICAL):
+            if CANONICAL[name] in new:
+                HOT_NAMES.add(name)
+    except Unsafe as why:
+        go_full(f"breakpoint in {why}")
+        return
+    trace_running(db)
+
+
+def trace_running(db: object) -> None:
+    """Turn tracing on in each thread whose stack holds a frame of a file holding breakpoints."""
+    skip = {t.ident for t in threading.enumerate()
+            if getattr(t, "is_pydev_daemon_thread", False) or getattr(t, "pydev_do_not_trace", False)}
+    for ident, frame in sys._current_frames().items():
+        if ident in skip or ident in ACTIVE or not wanted(frame):
+            continue
+        ACTIVE.add(ident)
+        trace = lazily(LAST.get(ident) or db.trace_dispatch)
+        if ident == threading.get_ident():
+            REAL_SETTRACE(trace)
+        else:
+            ORIGINALS["set_trace_to_threads"](trace, thread_idents=[ident])
+        db.set_trace_for_frame_and_parents(ident, frame)
+
+
+ORIGINALS: dict = {}
+
+
+def take_tracing(tracing: object) -> None:
+    """pydevd_tracing: its trace functions are noted per thread, installed only when tracing is on."""
+    set_trace, to_threads = tracing.SetTrace, tracing.set_trace_to_threads
+    ORIGINALS["set_trace_to_threads"] = to_threads
+
+    def SetTrace(tracing_func):  # noqa: N802, ANN001, ANN202 - pydevd's name and signature
+        if STATE["full"] or tracing_func is None:
+            if tracing_func is None:
+                ACTIVE.discard(threading.get_ident())
+            return set_trace(tracing_func)
+        ident = threading.get_ident()
+        LAST[ident] = tracing_func
+        tracing._last_tracing_func_thread_local.tracing_func = tracing_func
+        if ident in ACTIVE:
+            REAL_SETTRACE(lazily(tracing_func))
+        return None
+
+    def set_trace_to_threads(tracing_func, thread_idents=None, create_dummy_thread=True):  # noqa: ANN001, ANN202
+        if STATE["full"]:
+            return to_threads(tracing_func, thread_idents=thread_idents, create_dummy_thread=create_dummy_thread)
+        for ident in thread_idents if thread_idents is not None else list(sys._current_frames()):
+            LAST[ident] = tracing_func
+        return 0
+
+    tracing.SetTrace, tracing.set_trace_to_threads = SetTrace, set_trace_to_threads
+
+
+def take_debugger(pydevd: object) -> None:
+    """pydevd: breakpoints changed, a stop, the program's file read, uncaught exceptions."""
+    changed, suspend, trigger = (pydevd.PyDB.on_breakpoints_changed, pydevd.PyDB.set_suspend,
+                                 pydevd.PyDB.trigger_exception_handler)
+    patch_threads = pydevd.PyDB.patch_threads
+
+    def threads_start_untraced(self):  # noqa: ANN001, ANN202 - pydevd's signature
+        result = patch_threads(self)
+        if not STATE["full"]:
+            threading.settrace(None)  # pydevd's trace function for every new thread: the thread notes it instead
+        return result
+
+    def on_breakpoints_changed(self, removed=False):  # noqa: ANN001, ANN202 - pydevd's signature
+        result = changed(self, removed)
+        refresh(self)
+        return result
+
+    def set_suspend(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        STATE["db"] = self
+        go_full("a stop")
+        return suspend(self, *args, **kwargs)
+
+    def trigger_exception_handler(self, excinfo, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        self.set_additional_thread_info(threading.current_thread()).suspended_at_unhandled = True
+        return trigger(self, excinfo, *args, **kwargs)
+
+    pydevd.PyDB.on_breakpoints_changed = on_breakpoints_changed
+    pydevd.PyDB.patch_threads = threads_start_untraced
+    pydevd.PyDB.set_suspend = set_suspend
+    pydevd.PyDB.trigger_exception_handler = trigger_exception_handler
+    runner = sys.modules.get("_pydevd_bundle.pydevd_runpy")
+    if runner is not None:
+        from_file = runner._get_code_from_file
+
+        def _get_code_from_file(run_name, fname):  # noqa: ANN001, ANN202 - pydevd's runpy
+            code, fname = from_file(run_name, fname)
+            return on_code(code), fname
+
+        runner._get_code_from_file = _get_code_from_file
+
+
+def stop_uncaught(excinfo: tuple) -> None:
+    """Stop on an exception no code caught, unless pydevd's own tracing already did."""
+    pydevd = sys.modules.get("pydevd")
+    db = STATE["db"] or (pydevd.get_global_debugger() if pydevd is not None else None)
+    if db is None:
+        return
+    info = db.set_additional_thread_info(threading.current_thread())
+    if not info.suspended_at_unhandled:
+        db.trigger_exception_handler(excinfo)
+
+
+def take_excepthooks(hidden: object) -> None:
+    """``sys.excepthook`` and ``threading.excepthook`` stop on the exception first."""
+    python_hook, thread_hook = sys.excepthook, threading.excepthook
+
+    def excepthook(kind, value, tb):  # noqa: ANN001, ANN202
+        start = tb
+        while start is not None and start.tb_next is not None and hidden(start.tb_frame.f_code.co_filename):
+            start = start.tb_next
+        stop_uncaught((kind, value, start))
+        python_hook(kind, value, tb)
+
+    def threading_excepthook(args):  # noqa: ANN001, ANN202
+        stop_uncaught((args.exc_type, args.exc_value, args.exc_traceback))
+        thread_hook(args)
+
+    sys.excepthook, threading.excepthook = excepthook, threading_excepthook
+
+
+def take_rewritten_tests(rewrite: object) -> None:
+    """pytest's assertion rewriting reads test modules itself."""
+    read_pyc, rewrite_test = rewrite._read_pyc, rewrite._rewrite_test
+
+    def _read_pyc(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        return on_code(read_pyc(*args, **kwargs))
+
+    def _rewrite_test(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        source_hash, code = rewrite_test(*args, **kwargs)
+        return source_hash, on_code(code)
+
+    rewrite._read_pyc, rewrite._rewrite_test = _read_pyc, _rewrite_test
+
+
+def install(after_import: dict, code_hooks: list, hidden: object) -> None:
+    """Start: ``code_hooks`` gets ``on_code``, ``after_import`` (module -> what to add to it) what is added to
+    pydevd's modules and pytest's as they are imported."""
+    code_hooks.append(on_code)
+    sys.addaudithook(on_exec)
+
+    def tracing_then_hooks(tracing: object) -> None:
+        take_tracing(tracing)
+        take_excepthooks(hidden)
+
+    for name, then in (("pydevd_tracing", tracing_then_hooks), ("pydevd", take_debugger),
+                       ("_pytest.assertion.rewrite", take_rewritten_tests)):
+        before = after_import.get(name)
+        after_import[name] = then if before is None else _both(before, then)
+
+
+def _both(first: object, then: object) -> object:
+    def both(module: object) -> None:
+        first(module)
+        then(module)
+
+    both.__name__ = f"{first.__name__} and {then.__name__}"
+    return both
