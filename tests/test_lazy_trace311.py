@@ -7,6 +7,7 @@ import sys
 import traceback
 
 import pytest
+from conftest import wait_until
 
 pytestmark = pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patcher writes Python 3.11 bytecode")
 
@@ -161,3 +162,75 @@ def test_tracing_turned_on_by_the_call_sees_every_line_of_the_body(patched) -> N
     assert events[:2] == [("line", one_line.__code__.co_firstlineno), ("return", one_line.__code__.co_firstlineno)]
     assert events[2] == ("line", first)
     assert ("line", line_of(signature_kinds, "for i in range(3)")) in events
+
+
+LIB = """
+import sys
+
+
+def traced():
+    return sys.gettrace() is not None
+
+
+def target(x):
+    y = x + 1  # target
+    return y
+
+
+def tick(n):
+    return n + 1  # tick
+"""
+
+MAIN = """
+import sys
+import threading
+import time
+
+import lib
+
+print("main traced", lib.traced(), flush=True)
+worker = threading.Thread(target=lambda: print("thread traced", lib.traced(), flush=True))
+worker.start()
+worker.join()
+print("result", lib.target(1), flush=True)
+print("ready", flush=True)
+n = 0
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline:
+    n = lib.tick(n)  # loop
+    if n % 100000 == 0:
+        time.sleep(0.01)
+"""
+
+
+def printed(session) -> str:  # noqa: ANN001
+    return "".join(chunk.text for chunk in session.output().chunks)
+
+
+def test_the_program_runs_untraced_until_the_code_of_a_breakpoint_runs(relay, write) -> None:
+    lib = write("lib.py", LIB)
+    main = write("main.py", MAIN)
+    relay.breakpoints.add(lib, line_of_text(lib, "# target"))
+    session = relay.launch(main)
+    stop = session.wait_for_stop(30)
+    assert (stop.reason, stop.frame.path, stop.frame.line) == ("breakpoint", lib, line_of_text(lib, "# target"))
+    assert "main traced False" in printed(session) and "thread traced False" in printed(session)
+    session.terminate()
+
+
+@pytest.mark.parametrize(("where", "text"), [("lib.py", "# tick"), ("main.py", "# loop")],
+                         ids=["a function loaded before", "the frame running now"])
+def test_a_breakpoint_added_while_nothing_traces_stops(relay, write, where, text) -> None:
+    files = {"lib.py": write("lib.py", LIB), "main.py": write("main.py", MAIN)}
+    session = relay.launch(files["main.py"])
+    wait_until(lambda: "ready" in printed(session), what="the program's loop")
+    assert "main traced False" in printed(session)
+    relay.breakpoints.add(files[where], line_of_text(files[where], text))
+    stop = session.wait_for_stop(30)
+    assert (stop.frame.path, stop.frame.line) == (files[where], line_of_text(files[where], text))
+    session.terminate()
+
+
+def line_of_text(path: str, text: str) -> int:
+    with open(path) as source:
+        return next(k for k, line in enumerate(source, 1) if text in line)

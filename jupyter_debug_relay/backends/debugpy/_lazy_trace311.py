@@ -205,7 +205,7 @@ def on_code(code: object) -> object:
         except Unsafe as why:
             go_full(f"breakpoint in {why}")
             return code
-    OURS.add(code)
+        OURS.add(code)
     return code
 
 
@@ -245,10 +245,11 @@ def breakpoint_code_runs() -> None:
         return
     try:
         frame = sys._getframe(1)
-        db = STATE["db"]
-        thread = db.threading_active.get(threading.get_ident()) if db is not None else None
-        if thread is None or getattr(thread, "is_pydev_daemon_thread", False) or getattr(
-                thread, "pydev_do_not_trace", False):
+        db = debugger()
+        if db is None:
+            return
+        thread = db.threading_active.get(threading.get_ident())
+        if getattr(thread, "is_pydev_daemon_thread", False) or getattr(thread, "pydev_do_not_trace", False):
             return
         ident = threading.get_ident()
         inner = LAST.get(ident) or db.trace_dispatch
@@ -261,12 +262,19 @@ def breakpoint_code_runs() -> None:
         go_full("tracing could not start lazily")
 
 
+def debugger() -> object:
+    """pydevd's debugger, or None before it exists."""
+    if STATE["db"] is None and "pydevd" in sys.modules:
+        STATE["db"] = sys.modules["pydevd"].get_global_debugger()
+    return STATE["db"]
+
+
 def go_full(why: str) -> None:
     """Turn pydevd's tracing on in every thread and frame, as without this module, for good."""
     if STATE["full"]:
         return
     STATE["full"], STATE["why"] = True, why
-    db = STATE["db"]
+    db = debugger()
     if db is None:
         return
     ACTIVE.clear()
@@ -395,6 +403,14 @@ def take_debugger(pydevd: object) -> None:
         self.set_additional_thread_info(threading.current_thread()).suspended_at_unhandled = True
         return trigger(self, excinfo, *args, **kwargs)
 
+    api = sys.modules["_pydevd_bundle.pydevd_api"].PyDevdAPI
+    entry = api.stop_on_entry
+
+    def stop_on_entry(self):  # noqa: ANN001, ANN202 - pydevd's signature
+        go_full("a stop on entry")
+        return entry(self)
+
+    api.stop_on_entry = stop_on_entry
     pydevd.PyDB.on_breakpoints_changed = on_breakpoints_changed
     pydevd.PyDB.patch_threads = threads_start_untraced
     pydevd.PyDB.set_suspend = set_suspend
@@ -412,8 +428,7 @@ def take_debugger(pydevd: object) -> None:
 
 def stop_uncaught(excinfo: tuple) -> None:
     """Stop on an exception no code caught, unless pydevd's own tracing already did."""
-    pydevd = sys.modules.get("pydevd")
-    db = STATE["db"] or (pydevd.get_global_debugger() if pydevd is not None else None)
+    db = debugger()
     if db is None:
         return
     info = db.set_additional_thread_info(threading.current_thread())

@@ -419,8 +419,6 @@ def watch_loads() -> None:
 
     def get_code(self, fullname):  # noqa: ANN001, ANN202 - importlib's own signature
         code = read(self, fullname)
-        for on_code in CODE_HOOKS:
-            code = on_code(code)
         filename = getattr(code, "co_filename", None)
         if isinstance(filename, str) and filename not in LOADED:
             try:
@@ -431,6 +429,8 @@ def watch_loads() -> None:
                 bind_pending(filename)
             except Exception as error:  # the import itself must not fail for the debugger's sake; the relay is told
                 could_not(f"bind the pending breakpoints of {filename}", error)
+        for on_code in CODE_HOOKS:
+            code = on_code(code)
         return code
 
     SourceLoader.get_code = get_code
