@@ -15,10 +15,12 @@ any stop (a breakpoint hit, a step, a pause, an exception), function breakpoints
 modes that look at caught exceptions, plugin breakpoints, a breakpoint's line inside a
 generator or coroutine (whose resumes skip the code's start), and code of a file holding
 breakpoints that runs without having passed here (an ``exec`` audit event tells). An exception
-that no code catches is stopped on from ``sys.excepthook`` and ``threading.excepthook``.
+that no code catches is stopped on from ``sys.excepthook`` and ``threading.excepthook``. A forked child
+leaves pydevd as it was (the boot then frees it, or pydevd follows it).
 """
 
 import gc
+import os
 import sys
 import threading
 import types
@@ -473,6 +475,7 @@ def install(after_import: dict, code_hooks: list, hidden: object) -> None:
     pydevd's modules and pytest's as they are imported."""
     code_hooks.append(on_code)
     sys.addaudithook(on_exec)
+    os.register_at_fork(after_in_child=lambda: STATE.update(full=True, why="a forked child"))  # pydevd's as it was
 
     def tracing_then_hooks(tracing: object) -> None:
         take_tracing(tracing)
