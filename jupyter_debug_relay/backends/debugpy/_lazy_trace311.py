@@ -429,9 +429,9 @@ def take_debugger(pydevd: object) -> None:
 
 
 def stop_uncaught(excinfo: tuple) -> None:
-    """Stop on an exception no code caught, unless pydevd's own tracing already did."""
+    """Stop on an exception no code caught while tracing was lazy (pydevd's full tracing stops on its own)."""
     db = debugger()
-    if db is None:
+    if db is None or STATE["full"]:
         return
     info = db.set_additional_thread_info(threading.current_thread())
     if not info.suspended_at_unhandled:
