@@ -218,6 +218,16 @@ def test_the_program_runs_untraced_until_the_code_of_a_breakpoint_runs(relay, wr
     session.terminate()
 
 
+def test_the_environment_can_have_every_call_traced_from_the_start(relay, write) -> None:
+    lib = write("lib.py", LIB)
+    main = write("main.py", MAIN)
+    relay.breakpoints.add(lib, line_of_text(lib, "# target"))
+    session = relay.launch(main, env={"JUPYTER_DEBUG_RELAY_TRACE_ALL": "1"})
+    assert session.wait_for_stop(30).frame.line == line_of_text(lib, "# target")
+    assert "main traced True" in printed(session) and "thread traced True" in printed(session)
+    session.terminate()
+
+
 @pytest.mark.parametrize(("where", "text"), [("lib.py", "# tick"), ("main.py", "# loop")],
                          ids=["a function loaded before", "the frame running now"])
 def test_a_breakpoint_added_while_nothing_traces_stops(relay, write, where, text) -> None:

@@ -7,8 +7,8 @@ trace functions are taken but not installed (``pydevd_tracing.SetTrace`` and
 at the start of each code object that holds a breakpoint's line: as modules are read
 (``on_code``: imports, ``-m``, the program's file, pytest's rewritten tests) and in the
 functions already loaded when breakpoints change. That call turns pydevd's tracing on for its
-thread and hands pydevd the frame; the thread drops tracing again at its next call once no
-frame of a file holding breakpoints is on its stack.
+thread and hands pydevd the frame; the thread drops tracing again when the frame that turned it on
+returns (after ``STAY_ON_AFTER`` times, a thread that keeps calling such code keeps pydevd's tracing).
 
 What cannot be made lazy turns pydevd's full tracing on for good (``go_full``), as it was:
 any stop (a breakpoint hit, a step, a pause, an exception), function breakpoints, exception
@@ -35,7 +35,10 @@ CANONICAL: dict = {}  # co_filename -> pydevd's canonical path
 ORIGINAL: dict = {}  # patched code -> the code it was made from
 OURS: set = set()  # module code that passed through on_code
 LAST: dict = {}  # thread ident -> the trace function pydevd gave that thread
-ACTIVE: set = set()  # idents of threads tracing now
+TURNED_ON: dict = {}  # thread ident -> how many times a breakpoint's code turned its tracing on
+STAY_ON_AFTER = 1000  # past this, turning tracing on and off costs more than pydevd's tracing: it stays on
+STAY_ON: set = set()  # threads traced by pydevd as without this module
+ACTIVE: dict = {}  # ident of a thread tracing now -> the tracer of the frame whose return ends it
 
 
 class Unsafe(Exception):
@@ -229,16 +232,39 @@ def wanted(frame: object) -> bool:
     return False
 
 
-def lazily(inner: object) -> object:
-    """pydevd's trace function for a thread, until a call sees no frame of a file holding breakpoints."""
-    def trace(frame, event, arg):  # noqa: ANN001, ANN202 - sys.settrace's signature
-        if not STATE["full"] and not wanted(frame):
-            ACTIVE.discard(threading.get_ident())
-            REAL_SETTRACE(None)
-            return None
-        return inner(frame, event, arg)
+class UntilReturn:
+    """The frame tracer of the outermost frame that turned tracing on: pydevd's, and at its return, tracing off."""
 
-    return trace
+    __slots__ = ("ident", "local", "natively")
+
+    def __init__(self, local: object, ident: int, natively: bool) -> None:
+        self.local, self.ident, self.natively = local, ident, natively
+
+    def trace(self, trace: object) -> None:
+        """Install ``trace`` for the thread: pydevd's C trampoline for a long frame (one slow call to set, faster
+        events), else ``sys.settrace``."""
+        if self.natively:
+            trace_natively(self.ident, trace)
+        else:
+            REAL_SETTRACE(trace)
+
+    def __call__(self, frame, event, arg):  # noqa: ANN001, ANN204 - a frame tracer's signature
+        local = self.local
+        if local is not None:
+            local = local(frame, event, arg)
+            self.local = local if callable(local) else None
+        if event == "return" and not STATE["full"] and ACTIVE.get(self.ident) is self:
+            del ACTIVE[self.ident]
+            REAL_SETTRACE(None)
+        return self
+
+
+def trace_natively(ident: int, trace: object) -> None:
+    """Install pydevd's trace function for thread ``ident`` (its own C trampoline when it can)."""
+    if ORIGINALS["set_trace_to_threads"](trace, thread_idents=[ident], create_dummy_thread=False) != 0:
+        if ident != threading.get_ident():
+            raise RuntimeError("no tracing for another thread")
+        REAL_SETTRACE(trace)
 
 
 def breakpoint_code_runs() -> None:
@@ -250,16 +276,23 @@ def breakpoint_code_runs() -> None:
         db = debugger()
         if db is None:
             return
-        thread = db.threading_active.get(threading.get_ident())
+        ident = threading.get_ident()
+        thread = db.threading_active.get(ident)
         if getattr(thread, "is_pydev_daemon_thread", False) or getattr(thread, "pydev_do_not_trace", False):
             return
-        ident = threading.get_ident()
         inner = LAST.get(ident) or db.trace_dispatch
-        ACTIVE.add(ident)
-        REAL_SETTRACE(lazily(inner))
-        local = inner(frame, "call", None)
-        if local is not None:
-            frame.f_trace = local
+        turned_on = TURNED_ON[ident] = TURNED_ON.get(ident, 0) + 1
+        if turned_on > STAY_ON_AFTER:  # a hot function: pydevd's own tracing for this thread, as without this module
+            STAY_ON.add(ident)
+            trace_natively(ident, inner)
+            local = inner(frame, "call", None)
+            if local is not None:
+                frame.f_trace = local
+            return
+        exit_watch = ACTIVE[ident] = UntilReturn(None, ident, frame.f_code.co_name == "<module>")
+        exit_watch.trace(inner)
+        exit_watch.local = inner(frame, "call", None)
+        frame.f_trace = exit_watch
     except Exception:  # noqa: BLE001 - the program's call must not fail for the debugger's sake
         go_full("tracing could not start lazily")
 
@@ -340,13 +373,15 @@ def trace_running(db: object) -> None:
     for ident, frame in sys._current_frames().items():
         if ident in skip or ident in ACTIVE or not wanted(frame):
             continue
-        ACTIVE.add(ident)
-        trace = lazily(LAST.get(ident) or db.trace_dispatch)
-        if ident == threading.get_ident():
-            REAL_SETTRACE(trace)
-        else:
-            ORIGINALS["set_trace_to_threads"](trace, thread_idents=[ident])
         db.set_trace_for_frame_and_parents(ident, frame)
+        outermost = None
+        while frame is not None:
+            if frame.f_code.co_filename in HOT_NAMES:
+                outermost = frame
+            frame = frame.f_back
+        exit_watch = ACTIVE[ident] = UntilReturn(outermost.f_trace, ident, True)
+        outermost.f_trace = exit_watch
+        exit_watch.trace(LAST.get(ident) or db.trace_dispatch)
 
 
 ORIGINALS: dict = {}
@@ -358,15 +393,15 @@ def take_tracing(tracing: object) -> None:
     ORIGINALS["set_trace_to_threads"] = to_threads
 
     def SetTrace(tracing_func):  # noqa: N802, ANN001, ANN202 - pydevd's name and signature
-        if STATE["full"] or tracing_func is None:
+        if STATE["full"] or tracing_func is None or threading.get_ident() in STAY_ON:
             if tracing_func is None:
-                ACTIVE.discard(threading.get_ident())
+                ACTIVE.pop(threading.get_ident(), None)
             return set_trace(tracing_func)
         ident = threading.get_ident()
         LAST[ident] = tracing_func
         tracing._last_tracing_func_thread_local.tracing_func = tracing_func
         if ident in ACTIVE:
-            REAL_SETTRACE(lazily(tracing_func))
+            ACTIVE[ident].trace(tracing_func)
         return None
 
     def set_trace_to_threads(tracing_func, thread_idents=None, create_dummy_thread=True):  # noqa: ANN001, ANN202

@@ -72,6 +72,7 @@ LOADED: dict = {}  # file -> its st_mtime_ns when its code first ran (None: not 
 SLOW_VALUE = 1.0  # seconds of making one value's text before the relay is told its name
 RESOLVING: dict = {"variable": None, "since": 0.0, "told": None}  # the value whose text pydevd is making
 STARTUP = {"interpreter start": time.time()}  # phase -> when it ended (wall clock, the relay's too)
+TRACE_ALL = "JUPYTER_DEBUG_RELAY_TRACE_ALL"  # in a 3.11 target's environment: every call traced from the start
 CODE_HOOKS: list = []  # each gets a module's code as it is read, and returns the code to run
 
 
@@ -458,7 +459,7 @@ def main() -> None:
     if sys.version_info >= (3, 12):
         AFTER_IMPORT.update(monitoring_additions())
     watch_loads()
-    if sys.version_info[:2] == (3, 11) and settings.get("lazy_trace", True):  # until a breakpoint's code runs
+    if sys.version_info[:2] == (3, 11) and not os.environ.get(TRACE_ALL):  # untraced until a breakpoint runs
         beside("_lazy_trace311").install(AFTER_IMPORT, CODE_HOOKS,
                                          lambda name: hidden(name, os.path.normpath(os.path.abspath(debugpy_dir))))
     if settings.get("stack_with_stops"):
