@@ -228,6 +228,16 @@ def test_the_environment_can_have_every_call_traced_from_the_start(relay, write)
     session.terminate()
 
 
+def test_code_of_a_breakpoint_file_run_another_way_has_every_call_traced(relay, write) -> None:
+    script = write("script.py", "import sys\nvalue = 41\nprint('script', value + 1)  # script\n")
+    main = write("main.py", f"source = open({script!r}).read()\nexec(compile(source, {script!r}, 'exec'))\n")
+    relay.breakpoints.add(script, line_of_text(script, "# script"))
+    session = relay.launch(main)
+    stop = session.wait_for_stop(30)
+    assert (stop.frame.path, stop.frame.line) == (script, line_of_text(script, "# script"))
+    session.terminate()
+
+
 @pytest.mark.parametrize(("where", "text"), [("lib.py", "# tick"), ("main.py", "# loop")],
                          ids=["a function loaded before", "the frame running now"])
 def test_a_breakpoint_added_while_nothing_traces_stops(relay, write, where, text) -> None:
