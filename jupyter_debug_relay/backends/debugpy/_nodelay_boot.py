@@ -72,6 +72,8 @@ LOADED: dict = {}  # file -> its st_mtime_ns when its code first ran (None: not 
 SLOW_VALUE = 1.0  # seconds of making one value's text before the relay is told its name
 RESOLVING: dict = {"variable": None, "since": 0.0, "told": None}  # the value whose text pydevd is making
 STARTUP = {"interpreter start": time.time()}  # phase -> when it ended (wall clock, the relay's too)
+TRACE_ALL = "JUPYTER_DEBUG_RELAY_TRACE_ALL"  # in a 3.11 target's environment: every call traced from the start
+CODE_HOOKS: list = []  # each gets a module's code as it is read, and returns the code to run
 
 
 def stop_debugging() -> None:
@@ -428,21 +430,27 @@ def watch_loads() -> None:
                 bind_pending(filename)
             except Exception as error:  # the import itself must not fail for the debugger's sake; the relay is told
                 could_not(f"bind the pending breakpoints of {filename}", error)
+        for on_code in CODE_HOOKS:
+            code = on_code(code)
         return code
 
     SourceLoader.get_code = get_code
     _LoaderBasics.exec_module = exec_module
 
 
-def monitoring_additions() -> dict:
-    """Python 3.12+: what ``_monitoring_boot.py``, beside this file, adds to pydevd's ``sys.monitoring`` tracer."""
+def beside(name: str):  # noqa: ANN201 - a module object
+    """Load the module ``name``.py from beside this file."""
     from importlib.util import module_from_spec, spec_from_file_location
 
-    spec = spec_from_file_location(BOOT_MODULE + "_monitoring", os.path.join(os.path.dirname(__file__),
-                                                                               "_monitoring_boot.py"))
+    spec = spec_from_file_location(f"{BOOT_MODULE}_{name}", os.path.join(os.path.dirname(__file__), f"{name}.py"))
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.AFTER_IMPORT
+    return module
+
+
+def monitoring_additions() -> dict:
+    """Python 3.12+: what ``_monitoring_boot.py``, beside this file, adds to pydevd's ``sys.monitoring`` tracer."""
+    return beside("_monitoring_boot").AFTER_IMPORT
 
 
 def main() -> None:
@@ -451,6 +459,9 @@ def main() -> None:
     if sys.version_info >= (3, 12):
         AFTER_IMPORT.update(monitoring_additions())
     watch_loads()
+    if sys.version_info[:2] == (3, 11) and not os.environ.get(TRACE_ALL):  # untraced until a breakpoint runs
+        beside("_lazy_trace311").install(AFTER_IMPORT, CODE_HOOKS,
+                                         lambda name: hidden(name, os.path.normpath(os.path.abspath(debugpy_dir))))
     if settings.get("stack_with_stops"):
         AFTER_IMPORT["_pydevd_bundle.pydevd_net_command_factory_json"] = stack_with_every_stop
     for name in settings.get("unset", ()):

@@ -1,0 +1,412 @@
+"""Python 3.11 targets: nothing traces until the code of a breakpoint runs.
+
+On 3.11 pydevd traces every call of every thread through ``sys.settrace``; any trace function,
+even one that returns at once, puts the interpreter in its slow tracing mode. Here pydevd's
+trace functions are taken but not installed (``pydevd_tracing.SetTrace`` and
+``set_trace_to_threads`` note them per thread), and a call to ``breakpoint_code_runs`` is put
+at the start of each code object that holds a breakpoint's line: as modules are read
+(``on_code``: imports, ``-m``, the program's file, pytest's rewritten tests) and in the
+functions already loaded when breakpoints change. That call turns pydevd's tracing on for its
+thread and hands pydevd the frame; the thread drops tracing again when the frame that turned it on
+returns (after ``STAY_ON_AFTER`` times, a thread that keeps calling such code keeps pydevd's tracing).
+
+What cannot be made lazy turns pydevd's full tracing on for good (``go_full``), as it was:
+any stop (a breakpoint hit, a step, a pause, an exception), function breakpoints, exception
+modes that look at caught exceptions, plugin breakpoints, a breakpoint's line inside a
+generator or coroutine (whose resumes skip the code's start), and code of a file holding
+breakpoints that runs without having passed here (an ``exec`` audit event tells). An exception
+that no code catches is stopped on from ``sys.excepthook`` and ``threading.excepthook``. A forked child
+leaves pydevd as it was (the boot then frees it, or pydevd follows it).
+"""
+
+import gc
+import os
+import sys
+import threading
+import types
+from importlib.util import module_from_spec, spec_from_file_location
+
+
+def _beside(name: str):  # noqa: ANN202 - a module
+    """The module ``name``.py beside this file (this file is loaded by path, not as a package's module)."""
+    spec = spec_from_file_location(f"_jupyter_debug_relay_boot_{name}", os.path.join(os.path.dirname(__file__),
+                                                                                     f"{name}.py"))
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_code311 = _beside("_code311")
+Unsafe, insert_call = _code311.Unsafe, _code311.insert_call
+
+CALL_ONLY_AT_START = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+REAL_SETTRACE = sys.settrace
+STATE: dict = {"full": False, "why": None, "db": None}
+HOT: dict = {}  # canonical file -> frozenset of its breakpoints' lines
+HOT_NAMES: set = set()  # co_filename of code seen in a file of HOT
+CANONICAL: dict = {}  # co_filename -> pydevd's canonical path
+ORIGINAL: dict = {}  # patched code -> the code it was made from
+OURS: set = set()  # module code that passed through on_code
+LAST: dict = {}  # thread ident -> the trace function pydevd gave that thread
+TURNED_ON: dict = {}  # thread ident -> how many times a breakpoint's code turned its tracing on
+STAY_ON_AFTER = 1000  # past this, turning tracing on and off costs more than pydevd's tracing: it stays on
+STAY_ON: set = set()  # threads traced by pydevd as without this module
+ACTIVE: dict = {}  # ident of a thread tracing now -> the tracer of the frame whose return ends it
+
+
+def patch_tree(code: types.CodeType, lines: frozenset) -> types.CodeType:
+    """``code`` (and the code nested in it) with the call put into each one holding one of ``lines``."""
+    code = ORIGINAL.get(code, code)
+    consts = tuple(patch_tree(c, lines) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    own = lines.intersection(line for _, _, line in code.co_lines() if line)
+    if not own and all(a is b for a, b in zip(consts, code.co_consts, strict=True)):
+        return code
+    made = code.replace(co_consts=consts)
+    if own:
+        if code.co_flags & CALL_ONLY_AT_START:
+            raise Unsafe(f"{code.co_name} resumes past its start")
+        made = insert_call(made, breakpoint_code_runs)
+    ORIGINAL[made] = code
+    return made
+
+
+def canonical(filename: str) -> str:
+    found = CANONICAL.get(filename)
+    if found is None:
+        from pydevd_file_utils import canonical_normalized_path
+
+        found = CANONICAL[filename] = canonical_normalized_path(filename)
+    return found
+
+
+def on_code(code: object) -> object:
+    """A module's code as it is read: with the call where it holds a breakpoint's line."""
+    if not HOT or STATE["full"] or not isinstance(code, types.CodeType):
+        return code
+    lines = HOT.get(canonical(code.co_filename))
+    if lines is not None:
+        HOT_NAMES.add(code.co_filename)
+        try:
+            code = patch_tree(code, lines)
+        except Unsafe as why:
+            go_full(f"breakpoint in {why}")
+            return code
+        OURS.add(code)
+    return code
+
+
+def on_exec(event: str, args: tuple) -> None:
+    """Audit hook: code of a file holding breakpoints that runs without having passed ``on_code``."""
+    if event == "exec" and HOT and not STATE["full"]:
+        code = args[0]
+        if isinstance(code, types.CodeType) and code not in OURS and code not in ORIGINAL:
+            if canonical(code.co_filename) in HOT:
+                go_full(f"code of {code.co_filename} read elsewhere")
+
+
+def wanted(frame: object) -> bool:
+    """Whether a frame of a file holding breakpoints is on this stack."""
+    while frame is not None:
+        if frame.f_code.co_filename in HOT_NAMES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+class UntilReturn:
+    """The frame tracer of the outermost frame that turned tracing on: pydevd's, and at its return, tracing off."""
+
+    __slots__ = ("ident", "local", "natively")
+
+    def __init__(self, local: object, ident: int, natively: bool) -> None:
+        self.local, self.ident, self.natively = local, ident, natively
+
+    def trace(self, trace: object) -> None:
+        """Install ``trace`` for the thread: pydevd's C trampoline for a long frame (one slow call to set, faster
+        events), else ``sys.settrace``."""
+        if self.natively:
+            trace_natively(self.ident, trace)
+        else:
+            REAL_SETTRACE(trace)
+
+    def __call__(self, frame, event, arg):  # noqa: ANN001, ANN204 - a frame tracer's signature
+        local = self.local
+        if local is not None:
+            local = local(frame, event, arg)
+            self.local = local if callable(local) else None
+        if event == "return" and not STATE["full"] and ACTIVE.get(self.ident) is self:
+            del ACTIVE[self.ident]
+            REAL_SETTRACE(None)
+        return self
+
+
+def trace_natively(ident: int, trace: object) -> None:
+    """Install pydevd's trace function for thread ``ident`` (its own C trampoline when it can)."""
+    if ORIGINALS["set_trace_to_threads"](trace, thread_idents=[ident], create_dummy_thread=False) != 0:
+        if ident != threading.get_ident():
+            raise RuntimeError("no tracing for another thread")
+        REAL_SETTRACE(trace)
+
+
+def breakpoint_code_runs() -> None:
+    """Put at the start of code holding a breakpoint: turn pydevd's tracing on for this thread and frame."""
+    if STATE["full"] or sys.gettrace() is not None:
+        return
+    try:
+        frame = sys._getframe(1)
+        db = debugger()
+        if db is None:
+            return
+        ident = threading.get_ident()
+        thread = db.threading_active.get(ident)
+        if getattr(thread, "is_pydev_daemon_thread", False) or getattr(thread, "pydev_do_not_trace", False):
+            return
+        inner = LAST.get(ident) or db.trace_dispatch
+        turned_on = TURNED_ON[ident] = TURNED_ON.get(ident, 0) + 1
+        if turned_on > STAY_ON_AFTER:  # a hot function: pydevd's own tracing for this thread, as without this module
+            STAY_ON.add(ident)
+            trace_natively(ident, inner)
+            local = inner(frame, "call", None)
+            if local is not None:
+                frame.f_trace = local
+            return
+        exit_watch = ACTIVE[ident] = UntilReturn(None, ident, frame.f_code.co_name == "<module>")
+        exit_watch.trace(inner)
+        exit_watch.local = inner(frame, "call", None)
+        frame.f_trace = exit_watch
+    except Exception:  # noqa: BLE001 - the program's call must not fail for the debugger's sake
+        go_full("tracing could not start lazily")
+
+
+def debugger() -> object:
+    """pydevd's debugger, or None before it exists."""
+    if STATE["db"] is None and "pydevd" in sys.modules:
+        STATE["db"] = sys.modules["pydevd"].get_global_debugger()
+    return STATE["db"]
+
+
+def go_full(why: str) -> None:
+    """Turn pydevd's tracing on in every thread and frame, as without this module, for good."""
+    if STATE["full"]:
+        return
+    STATE["full"], STATE["why"] = True, why
+    db = debugger()
+    if db is None:
+        return
+    ACTIVE.clear()
+    tracing = sys.modules["pydevd_tracing"]
+    skip = {t.ident for t in threading.enumerate()
+            if getattr(t, "is_pydev_daemon_thread", False) or getattr(t, "pydev_do_not_trace", False)}
+    idents = [ident for ident in sys._current_frames() if ident not in skip]
+    threading.settrace(db.trace_dispatch)
+    if idents:
+        tracing.set_trace_to_threads(db.trace_dispatch, thread_idents=idents)
+    if threading.get_ident() not in skip:
+        tracing.SetTrace(LAST.get(threading.get_ident()) or db.trace_dispatch)
+    db.set_tracing_for_untraced_contexts()
+
+
+def needs_full(db: object) -> object:
+    """Why pydevd's breakpoints need every call traced, or None."""
+    if db.function_breakpoint_name_to_breakpoint:
+        return "function breakpoints"
+    if db.break_on_caught_exceptions or db.break_on_user_uncaught_exceptions:
+        return "exception breakpoints on raised exceptions"
+    if db.has_plugin_line_breaks or db.has_plugin_exception_breaks:
+        return "plugin breakpoints"
+    return None
+
+
+def refresh(db: object) -> None:
+    """After breakpoints changed: patch the loaded functions of changed files, trace threads running them."""
+    STATE["db"] = db
+    why = needs_full(db)
+    if why:
+        go_full(why)
+    if STATE["full"]:
+        return
+    new = {path: frozenset(lines) for path, lines in db.breakpoints.items() if lines}
+    changed = {path for path in set(new) | set(HOT) if new.get(path) != HOT.get(path)}
+    HOT.clear()
+    HOT.update(new)
+    if not changed:
+        return
+    try:
+        for function in [f for f in gc.get_objects() if type(f) is types.FunctionType]:
+            code = function.__code__
+            if canonical(code.co_filename) in changed:
+                made = patch_tree(code, new.get(canonical(code.co_filename), frozenset()))
+                if made is not code:
+                    function.__code__ = made
+        for name in list(CANONICAL):
+            if CANONICAL[name] in new:
+                HOT_NAMES.add(name)
+    except Unsafe as why:
+        go_full(f"breakpoint in {why}")
+        return
+    trace_running(db)
+
+
+def trace_running(db: object) -> None:
+    """Turn tracing on in each thread whose stack holds a frame of a file holding breakpoints."""
+    skip = {t.ident for t in threading.enumerate()
+            if getattr(t, "is_pydev_daemon_thread", False) or getattr(t, "pydev_do_not_trace", False)}
+    for ident, frame in sys._current_frames().items():
+        if ident in skip or ident in ACTIVE or not wanted(frame):
+            continue
+        db.set_trace_for_frame_and_parents(ident, frame)
+        outermost = None
+        while frame is not None:
+            if frame.f_code.co_filename in HOT_NAMES:
+                outermost = frame
+            frame = frame.f_back
+        exit_watch = ACTIVE[ident] = UntilReturn(outermost.f_trace, ident, True)
+        outermost.f_trace = exit_watch
+        exit_watch.trace(LAST.get(ident) or db.trace_dispatch)
+
+
+ORIGINALS: dict = {}
+
+
+def take_tracing(tracing: object) -> None:
+    """pydevd_tracing: its trace functions are noted per thread, installed only when tracing is on."""
+    set_trace, to_threads = tracing.SetTrace, tracing.set_trace_to_threads
+    ORIGINALS["set_trace_to_threads"] = to_threads
+
+    def SetTrace(tracing_func):  # noqa: N802, ANN001, ANN202 - pydevd's name and signature
+        if STATE["full"] or tracing_func is None or threading.get_ident() in STAY_ON:
+            if tracing_func is None:
+                ACTIVE.pop(threading.get_ident(), None)
+            return set_trace(tracing_func)
+        ident = threading.get_ident()
+        LAST[ident] = tracing_func
+        tracing._last_tracing_func_thread_local.tracing_func = tracing_func
+        if ident in ACTIVE:
+            ACTIVE[ident].trace(tracing_func)
+        return None
+
+    def set_trace_to_threads(tracing_func, thread_idents=None, create_dummy_thread=True):  # noqa: ANN001, ANN202
+        if STATE["full"]:
+            return to_threads(tracing_func, thread_idents=thread_idents, create_dummy_thread=create_dummy_thread)
+        for ident in thread_idents if thread_idents is not None else list(sys._current_frames()):
+            LAST[ident] = tracing_func
+        return 0
+
+    tracing.SetTrace, tracing.set_trace_to_threads = SetTrace, set_trace_to_threads
+
+
+def take_debugger(pydevd: object) -> None:
+    """pydevd: breakpoints changed, a stop, the program's file read, uncaught exceptions."""
+    changed, suspend, trigger = (pydevd.PyDB.on_breakpoints_changed, pydevd.PyDB.set_suspend,
+                                 pydevd.PyDB.trigger_exception_handler)
+    patch_threads = pydevd.PyDB.patch_threads
+
+    def threads_start_untraced(self):  # noqa: ANN001, ANN202 - pydevd's signature
+        result = patch_threads(self)
+        if not STATE["full"]:
+            threading.settrace(None)  # pydevd's trace function for every new thread: the thread notes it instead
+        return result
+
+    def on_breakpoints_changed(self, removed=False):  # noqa: ANN001, ANN202 - pydevd's signature
+        result = changed(self, removed)
+        refresh(self)
+        return result
+
+    def set_suspend(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        STATE["db"] = self
+        go_full("a stop")
+        return suspend(self, *args, **kwargs)
+
+    def trigger_exception_handler(self, excinfo, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        self.set_additional_thread_info(threading.current_thread()).suspended_at_unhandled = True
+        return trigger(self, excinfo, *args, **kwargs)
+
+    api = sys.modules["_pydevd_bundle.pydevd_api"].PyDevdAPI
+    entry = api.stop_on_entry
+
+    def stop_on_entry(self):  # noqa: ANN001, ANN202 - pydevd's signature
+        go_full("a stop on entry")
+        return entry(self)
+
+    api.stop_on_entry = stop_on_entry
+    pydevd.PyDB.on_breakpoints_changed = on_breakpoints_changed
+    pydevd.PyDB.patch_threads = threads_start_untraced
+    pydevd.PyDB.set_suspend = set_suspend
+    pydevd.PyDB.trigger_exception_handler = trigger_exception_handler
+    runner = sys.modules.get("_pydevd_bundle.pydevd_runpy")
+    if runner is not None:
+        from_file = runner._get_code_from_file
+
+        def _get_code_from_file(run_name, fname):  # noqa: ANN001, ANN202 - pydevd's runpy
+            code, fname = from_file(run_name, fname)
+            return on_code(code), fname
+
+        runner._get_code_from_file = _get_code_from_file
+
+
+def stop_uncaught(excinfo: tuple) -> None:
+    """Stop on an exception no code caught while tracing was lazy (pydevd's full tracing stops on its own)."""
+    db = debugger()
+    if db is None or STATE["full"]:
+        return
+    info = db.set_additional_thread_info(threading.current_thread())
+    if not info.suspended_at_unhandled:
+        db.trigger_exception_handler(excinfo)
+
+
+def take_excepthooks(hidden: object) -> None:
+    """``sys.excepthook`` and ``threading.excepthook`` stop on the exception first."""
+    python_hook, thread_hook = sys.excepthook, threading.excepthook
+
+    def excepthook(kind, value, tb):  # noqa: ANN001, ANN202
+        start = tb
+        while start is not None and start.tb_next is not None and hidden(start.tb_frame.f_code.co_filename):
+            start = start.tb_next
+        stop_uncaught((kind, value, start))
+        python_hook(kind, value, tb)
+
+    def threading_excepthook(args):  # noqa: ANN001, ANN202
+        stop_uncaught((args.exc_type, args.exc_value, args.exc_traceback))
+        thread_hook(args)
+
+    sys.excepthook, threading.excepthook = excepthook, threading_excepthook
+
+
+def take_rewritten_tests(rewrite: object) -> None:
+    """pytest's assertion rewriting reads test modules itself."""
+    read_pyc, rewrite_test = rewrite._read_pyc, rewrite._rewrite_test
+
+    def _read_pyc(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        return on_code(read_pyc(*args, **kwargs))
+
+    def _rewrite_test(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        source_hash, code = rewrite_test(*args, **kwargs)
+        return source_hash, on_code(code)
+
+    rewrite._read_pyc, rewrite._rewrite_test = _read_pyc, _rewrite_test
+
+
+def install(after_import: dict, code_hooks: list, hidden: object) -> None:
+    """Start: ``code_hooks`` gets ``on_code``, ``after_import`` (module -> what to add to it) what is added to
+    pydevd's modules and pytest's as they are imported."""
+    code_hooks.append(on_code)
+    sys.addaudithook(on_exec)
+    os.register_at_fork(after_in_child=lambda: STATE.update(full=True, why="a forked child"))  # pydevd's as it was
+
+    def tracing_then_hooks(tracing: object) -> None:
+        take_tracing(tracing)
+        take_excepthooks(hidden)
+
+    for name, then in (("pydevd_tracing", tracing_then_hooks), ("pydevd", take_debugger),
+                       ("_pytest.assertion.rewrite", take_rewritten_tests)):
+        before = after_import.get(name)
+        after_import[name] = then if before is None else _both(before, then)
+
+
+def _both(first: object, then: object) -> object:
+    def both(module: object) -> None:
+        first(module)
+        then(module)
+
+    both.__name__ = f"{first.__name__} and {then.__name__}"
+    return both
