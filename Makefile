@@ -1,4 +1,4 @@
-# Every target creates .venv and installs the project with its test and demo extras when needed.
+# Every target creates .venv and installs the project with its test, demo and ray extras when needed.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +11,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,demo]"
+	$(BIN)/python -m pip install --quiet -e ".[test,demo,ray]"
 	$(BIN)/jupyter-debug-relay install-kernel --sys-prefix
 	touch $(STAMP)
 
