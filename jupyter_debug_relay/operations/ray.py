@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import weakref
 from typing import Any
 
 from pydantic import Field, StrictBool, StrictStr
@@ -23,6 +24,8 @@ from .params import Params, Timeout
 
 WATCH_EVERY = 1.0  # seconds between two looks at the cluster for newly paused tasks
 _watching: dict[int, str] = {}  # id of a manager -> the address it watches
+# A worker stops counting as paused once a debugger is attached: each manager's attached tasks, by worker id.
+_attached: weakref.WeakKeyDictionary[SessionManager, dict[str, RayTask]] = weakref.WeakKeyDictionary()
 
 
 class RayTasksParams(Params):
@@ -42,6 +45,16 @@ class RayAttachParams(RayTasksParams):
 
 def _session_name(task: RayTask) -> str:
     return f"{task.name}:{task.pid}"
+
+
+def _listed(manager: SessionManager, paused: list[RayTask]) -> list[RayTask]:
+    """The paused tasks, then those attached whose session lives (Ray no longer counts them as paused)."""
+    attached = _attached.setdefault(manager, {})
+    for worker_id, task in list(attached.items()):
+        if _session_of(manager, task) is None:
+            del attached[worker_id]
+    waiting = {t.worker_id for t in paused}
+    return [*paused, *(t for t in attached.values() if t.worker_id not in waiting)]
 
 
 def _session_of(manager: SessionManager, task: RayTask) -> Session | None:
@@ -89,7 +102,7 @@ def _start_watch(manager: SessionManager, address: str) -> None:
 
 
 async def _ray_tasks(ctx: Context, p: RayTasksParams) -> dict[str, Any]:
-    tasks = await _look(p.address, ctx.request_timeout)
+    tasks = _listed(ctx.manager, await _look(p.address, ctx.request_timeout))
     _start_watch(ctx.manager, p.address)
     return {"address": p.address, "tasks": [_row(ctx.manager, t) for t in tasks]}
 
@@ -101,6 +114,7 @@ async def _attach_one(ctx: Context, task: RayTask, timeout: float) -> Session:
     make = factory.attach(ctx.request_timeout, port=task.port, host=task.host, pid=None, just_my_code=False,
                           path_mappings=None)
     session = await ctx.manager.start(make, _session_name(task))
+    _attached.setdefault(ctx.manager, {})[task.worker_id] = task
     await session.wait_for_stop(timeout)
     return session
 

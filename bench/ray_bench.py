@@ -1,0 +1,177 @@
+"""Ray benchmark: a task's ``breakpoint()`` to its session paused in the notebook, eight tasks paused at once, the
+kernel's memory. A local cluster (``ray start --head``, 2 CPUs, 200 MB object store, the dashboard) and a kernel
+that is its driver run inside a network namespace with only loopback; the bench starts itself there
+(``unshare --net``, as root) and says why it cannot where it cannot.
+
+Measures, in one run:
+- from ``breakpoint()`` in a task (its wall clock, read back from the paused frame) to ``%debug_session ray
+  attach --all`` having answered with the session paused on that line, the notebook asking again until one comes
+  (``-n`` tasks, one after the other);
+- eight tasks paused at once: the ``ray attach --all`` cell that attaches them all, and from the first
+  ``breakpoint()`` to the last session paused (``--rounds`` rounds);
+- the kernel's resident memory: loaded, as the driver, with eight sessions attached.
+
+    python bench/ray_bench.py [-n 8] [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from common import Samples, Table, fmt, ms, record
+from jupyter_client.manager import start_new_kernel
+from kernel_bench import rss_mb
+
+TASKS = '''
+import time
+import ray
+
+@ray.remote(num_cpus=0)
+def paused(x):
+    began = time.time()
+    breakpoint()
+    return x
+'''
+HEAD = ["--head", "--num-cpus", "2", "--object-store-memory", "200000000", "--include-dashboard", "true",
+        "--disable-usage-stats"]
+
+
+def in_namespace() -> bool:
+    return [name for _, name in socket.if_nameindex()] == ["lo"]
+
+
+def relaunch() -> int:
+    """This bench again, inside a new network namespace with only loopback; the reason and 0 where none can be made."""
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        print("ray bench: skipped, it needs unshare and ip (a network namespace with only loopback)")
+        return 0
+    inner = f"ip link set lo up && exec {sys.executable} {' '.join(map(repr, sys.argv))}"
+    ran = subprocess.run(["unshare", "--net", "sh", "-c", inner])
+    if ran.returncode != 0 and subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
+        print("ray bench: skipped, no network namespace can be made here (it needs root)")
+        return 0
+    return ran.returncode
+
+
+class Driver:
+    """A kernel with the relay loaded, the driver of the local cluster."""
+
+    def __init__(self, folder: str) -> None:
+        self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=folder, stderr=subprocess.DEVNULL)
+        self.pid = self.manager.provisioner.process.pid
+        self.cell("%load_ext jupyter_debug_relay")
+        self.loaded_mb = rss_mb(self.pid)
+        self.cell("import ray, tasks\nray.init(address='auto', runtime_env={'working_dir': '.'}, "
+                  "logging_level='ERROR', log_to_driver=False)", timeout=180)
+
+    def cell(self, code: str, timeout: float = 120) -> str:
+        shown: list[str] = []
+        reply = self.client.execute_interactive(code, timeout=timeout, output_hook=lambda m: shown.append(
+            m["content"]["data"]["text/plain"]) if m["msg_type"] == "execute_result" else None)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        return "\n".join(shown)
+
+    def attach_all(self, count: int, timeout: float = 120) -> float:
+        """Ask ``ray attach --all`` until ``count`` sessions are paused; when the last answer came (time.time())."""
+        deadline, attached = time.monotonic() + timeout, 0
+        while attached < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{attached} of {count} tasks attached after {timeout:g} s")
+            text = self.cell("%debug_session ray attach --all --timeout 60")
+            attached += sum(1 for line in text.splitlines() if " paused " in line)
+        return time.time()
+
+    def began(self) -> list[float]:
+        """Each paused session's ``began`` (the task's clock before its breakpoint()), then let them all go."""
+        out = self.cell("from jupyter_debug_relay.kernel import extension\n"
+                        "relay = next(iter(extension._installed.values())).relay\n"
+                        "live = [s for s in relay.sessions if s.state == 'paused']\n"
+                        "began = [float(s.evaluate('began').value) for s in live]\n"
+                        "[s.continue_(wait=False) for s in live]\nbegan")
+        return [float(v) for v in out.strip("[]").split(",") if v.strip()]
+
+    def close(self) -> None:
+        self.cell("ray.shutdown()")
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=False)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=8, help="tasks paused one after the other")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of eight tasks paused at once")
+    args = parser.parse_args()
+    if importlib.util.find_spec("ray") is None:
+        print("ray bench: skipped, Ray is not installed (pip install \"jupyter_debug_relay[ray]\")")
+        return 0
+    if not in_namespace():
+        return relaunch()
+    ray = os.path.join(os.path.dirname(sys.executable), "ray")
+    folder, temp = tempfile.mkdtemp(prefix="ray-bench-"), tempfile.mkdtemp(prefix="rt-")
+    with open(os.path.join(folder, "tasks.py"), "w") as f:
+        f.write(TASKS)
+    started = time.perf_counter()
+    for _ in range(3):  # on a loaded machine the raylet may give up on its agents after 15 s: start again
+        if subprocess.run([ray, "start", *HEAD, "--temp-dir", temp], capture_output=True).returncode == 0:
+            break
+        subprocess.run([ray, "stop", "--force"], capture_output=True)
+    else:
+        print("ray bench: the local cluster did not start", file=sys.stderr)
+        return 1
+    cluster_ms = ms(time.perf_counter() - started)
+    driver = Driver(folder)
+    try:
+        driver_mb = rss_mb(driver.pid)
+        one = Samples()
+        for _ in range(args.n):
+            driver.cell("ref = tasks.paused.remote(1)")
+            done = driver.attach_all(1)
+            one.add(ms(done - driver.began()[0]))
+            driver.cell("ray.get(ref, timeout=60)")
+        call, whole, peak = Samples(), Samples(), 0.0
+        for _ in range(args.rounds):
+            driver.cell("refs = [tasks.paused.remote(i) for i in range(8)]")
+            text = driver.cell("import time\nfrom ray.util.state import list_workers\n"
+                               "deadline = time.monotonic() + 120\n"
+                               "while len(list_workers(filters=[('num_paused_threads', '!=', '0')], "
+                               "raise_on_missing_output=False)) < 8 and time.monotonic() < deadline:\n"
+                               "    time.sleep(0.1)\n"
+                               "len(list_workers(filters=[('num_paused_threads', '!=', '0')], "
+                               "raise_on_missing_output=False))")
+            assert text == "8", text
+            began = time.perf_counter()
+            done = driver.attach_all(8)
+            call.add(ms(time.perf_counter() - began))
+            peak = max(peak, rss_mb(driver.pid))
+            whole.add(ms(done - min(driver.began())))
+            driver.cell("ray.get(refs, timeout=60)")
+    finally:
+        driver.close()
+        stopped = time.perf_counter()
+        subprocess.run([ray, "stop", "--force"], capture_output=True)
+        stop_ms = ms(time.perf_counter() - stopped)
+        shutil.rmtree(temp, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    table = Table("measure (ms, or MB)", "n", "median", "p95", "max")
+    table.row("breakpoint() -> session paused (one task)", one.n, one.median, one.p(95), max(one.values))
+    table.row("8 paused at once: `ray attach --all` cell", call.n, call.median, call.p(95), max(call.values))
+    table.row("8 paused at once: first breakpoint() -> all", whole.n, whole.median, whole.p(95), max(whole.values))
+    table.row("kernel RSS: loaded / driver / 8 attached", "", fmt(driver.loaded_mb), fmt(driver_mb), fmt(peak))
+    table.row("ray start / ray stop", "", fmt(cluster_ms), fmt(stop_ms), "")
+    record("ray_bench", {"one": one.summary(), "eight_call": call.summary(), "eight_whole": whole.summary(),
+                         "kernel_mb": {"loaded": round(driver.loaded_mb, 1), "driver": round(driver_mb, 1),
+                                       "eight_attached": round(peak, 1)},
+                         "cluster_ms": {"start": round(cluster_ms), "stop": round(stop_ms)}})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

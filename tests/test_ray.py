@@ -1,0 +1,48 @@
+"""The Ray tests (``tests/test_ray_cluster.py``) and the Ray notebook inside a network namespace with only loopback.
+
+Ray turns 127.0.0.1 into the machine's address unless loopback is all there is, so the cluster, the kernel and the
+tasks run in their own namespace (``unshare --net``), where every connection is to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ["--nbval", "notebooks/10-ray.ipynb", "--nbval-sanitize-with", "notebooks/sanitize.cfg",
+            "--nbval-cell-timeout=300"]
+
+
+def _refused() -> str | None:
+    """Why the Ray tests cannot run here, or None."""
+    if importlib.util.find_spec("ray") is None:
+        return "Ray is not installed (pip install \"jupyter_debug_relay[ray]\")"
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return "needs unshare and ip (util-linux, iproute2) to make a network namespace with only loopback"
+    made = subprocess.run(["unshare", "--net", "ip", "link", "set", "lo", "up"], capture_output=True, text=True,
+                          timeout=30)
+    return None if made.returncode == 0 else f"cannot make a network namespace: {made.stderr.strip()}"
+
+
+def _pytest_in_namespace(args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+    inner = f"ip link set lo up && exec {sys.executable} -m pytest -q -rs -p no:cacheprovider {' '.join(args)}"
+    return subprocess.run(["unshare", "--net", "sh", "-c", inner], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
+
+
+@pytest.mark.timeout(1500)
+@pytest.mark.parametrize("args", [["tests/test_ray_cluster.py"], NOTEBOOK], ids=["cluster", "notebook"])
+def test_ray_in_a_loopback_only_namespace(args):
+    refused = _refused()
+    if refused:
+        pytest.skip(refused)
+    ran = _pytest_in_namespace(args, 1450)
+    assert ran.returncode == 0, ran.stdout[-6000:] + ran.stderr[-3000:]
+    assert "skipped" not in ran.stdout, ran.stdout
