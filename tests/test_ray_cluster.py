@@ -151,9 +151,11 @@ def test_a_task_killed_while_paused_ends_its_session(k):
             timeout=90)
     os.kill(pid, 9)
     deadline = time.monotonic() + 30
-    while "terminated" not in (status := k.magic("%debug_session status").text) and time.monotonic() < deadline:
+    while (state := k.magic("%debug_session list").text.splitlines()[-1].split()[5]) != "terminated" \
+            and time.monotonic() < deadline:
         time.sleep(0.3)
-    assert "terminated" in status or "exited" in status, status
+    assert state == "terminated"
+    assert k.magic("%debug_session status").text.endswith(": ended")
     failed = k.run("ray.get(hung, timeout=60)", timeout=90)
     assert failed.error is not None and "died" in failed.error["evalue"].lower()
 
@@ -164,4 +166,4 @@ def test_a_breakpoint_in_the_notebook_stays_in_the_kernel(k):
                   "with mock.patch.object(pdb.Pdb, 'set_trace', lambda self, frame=None: print('pdb at', "
                   "frame.f_code.co_name)):\n    breakpoint()").streams
     assert out.strip() == "pdb at <module>", out
-    assert k.magic("ray._private.worker.global_worker.debugger_port").text == "None"
+    assert k.magic("ray._private.worker.global_worker.debugger_port").text in ("None", "0")  # no port opened
