@@ -81,11 +81,11 @@ class Driver:
 
     def attach_all(self, count: int, timeout: float = 120) -> float:
         """Ask ``ray attach --all`` until ``count`` sessions are paused; when the last answer came (time.time())."""
-        deadline, attached = time.monotonic() + timeout, 0
+        deadline, attached, text = time.monotonic() + timeout, 0, ""
         while attached < count:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{attached} of {count} tasks attached after {timeout:g} s")
-            text = self.cell("%debug_session ray attach --all --timeout 60")
+                raise TimeoutError(f"{attached} of {count} tasks attached after {timeout:g} s; last: {text}")
+            text = self.cell("%debug_session ray attach --all")
             attached += sum(1 for line in text.splitlines() if " paused " in line)
         return time.time()
 

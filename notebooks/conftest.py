@@ -1,6 +1,6 @@
 """nbval over the tutorial notebooks: cells tagged ``needs-ez`` are skipped, with the reason, where `ez` is missing,
-and cells tagged ``needs-ray`` where Ray is missing or the network has more than loopback (``tests/test_ray.py``
-runs that notebook inside a network namespace with only loopback); the sessions they start are recorded in a
+and cells tagged ``needs-ray`` where Ray is missing or the network has more than loopback (Ray then uses the
+machine's address); the sessions they start are recorded in a
 temporary session store.
 
 Their stored outputs come from a run against the real EZ (SchoolyB/EZ), so they are checked where it
@@ -29,7 +29,7 @@ NO_EZ = "there is no `ez` command on the PATH: the EZ cells need the real EZ (gi
 NEEDS_RAY = "needs-ray"
 NO_RAY = "Ray is not installed: pip install \"jupyter_debug_relay[ray]\""
 NOT_LOOPBACK = ("the Ray cells run inside a network namespace with only loopback (Ray uses the machine's address "
-                "otherwise); tests/test_ray.py runs this notebook there")
+                "otherwise): unshare --net, then ip link set lo up")
 
 
 def _ray_missing() -> str | None:

@@ -1,4 +1,4 @@
-"""The Ray tests (``tests/test_ray_cluster.py``) and the Ray notebook inside a network namespace with only loopback.
+"""The Ray tests (``tests/test_ray_cluster.py``) inside a network namespace with only loopback.
 
 Ray turns 127.0.0.1 into the machine's address unless loopback is all there is, so the cluster, the kernel and the
 tasks run in their own namespace (``unshare --net``), where every connection is to 127.0.0.1.
@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK = ["--nbval", "notebooks/10-ray.ipynb", "--nbval-sanitize-with", "notebooks/sanitize.cfg",
-            "--nbval-cell-timeout=300"]
 
 
 def _refused() -> str | None:
@@ -38,11 +36,10 @@ def _pytest_in_namespace(args: list[str], timeout: float) -> subprocess.Complete
 
 
 @pytest.mark.timeout(1500)
-@pytest.mark.parametrize("args", [["tests/test_ray_cluster.py"], NOTEBOOK], ids=["cluster", "notebook"])
-def test_ray_in_a_loopback_only_namespace(args):
+def test_ray_in_a_loopback_only_namespace():
     refused = _refused()
     if refused:
         pytest.skip(refused)
-    ran = _pytest_in_namespace(args, 1450)
+    ran = _pytest_in_namespace(["tests/test_ray_cluster.py"], 1450)
     assert ran.returncode == 0, ran.stdout[-6000:] + ran.stderr[-3000:]
     assert "skipped" not in ran.stdout, ran.stdout
