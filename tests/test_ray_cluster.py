@@ -80,7 +80,7 @@ def k(driver):
             driver.magic(f"%debug_session detach --session {row.split()[1]}")
 
 
-def paused(k, count: int, timeout: float = 60) -> str:
+def paused(k, count: int, timeout: float = 120) -> str:
     """``%debug_session ray`` once ``count`` tasks not attached yet are listed."""
     deadline = time.monotonic() + timeout
     while True:
