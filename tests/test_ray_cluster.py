@@ -143,23 +143,6 @@ def test_post_mortem_stops_on_the_exception(k):
     assert failed.error is not None and "bad ratio 3.5" in failed.error["evalue"]
 
 
-def test_a_task_killed_while_paused_ends_its_session(k):
-    k.magic("hung = ray_tasks.hang.options(max_retries=0).remote()")
-    listed = paused(k, 1)
-    pid = next(int(row.split()[5]) for row in listed.splitlines()[1:] if " hang " in row and row.split()[6] == "-")
-    k.magic(f"%debug_session ray attach {next(r.split()[0] for r in listed.splitlines() if ' hang ' in r)}",
-            timeout=90)
-    os.kill(pid, 9)
-    deadline = time.monotonic() + 30
-    while (state := k.magic("%debug_session list").text.splitlines()[-1].split()[5]) != "terminated" \
-            and time.monotonic() < deadline:
-        time.sleep(0.3)
-    assert state == "terminated"
-    assert k.magic("%debug_session status").text.endswith(": ended")
-    failed = k.run("ray.get(hung, timeout=60)", timeout=90)
-    assert failed.error is not None and "died" in failed.error["evalue"].lower()
-
-
 def test_a_breakpoint_in_the_notebook_stays_in_the_kernel(k):
     assert k.magic("import os; os.environ['PYTHONBREAKPOINT']").text.startswith("'ray.util.")
     out = k.magic("import pdb\nfrom unittest import mock\n"
