@@ -42,7 +42,7 @@ docs: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema docs/comm-protocol.md
 	$(BIN)/python -m jupyter_debug_relay.server.openapi docs/http-api.md
 	$(BIN)/python -m jupyter_debug_relay.cli.demo docs/index.md
-	$(BIN)/python bench/figures.py README.md docs/performance.md
+	$(BIN)/python bench/figures.py README.md docs/performance.md docs/ray.md
 	$(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)
@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/mcp_bench.py
 	$(BIN)/python bench/editors_bench.py
 	$(BIN)/python bench/remote_bench.py
+	$(BIN)/python bench/ray_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -4,7 +4,8 @@
     python bench/figures.py --check README.md docs/performance.md   # exit 1 when a block differs
 
 A page holds a block between ``<!-- generated: figures ... -->`` and ``<!-- end: figures -->``; what goes in it
-depends on the page (``BLOCKS``).
+depends on the page (``BLOCKS``). A block named ``<!-- generated: figures:NAME ... -->`` holds one bench's
+figures (``NAMED``) and is left as it is while that bench has none in the results.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results.json")
-BLOCK = re.compile(r"(<!-- generated: figures [^\n]*-->\n)(.*?)(<!-- end: figures -->)", re.S)
+BLOCK = re.compile(r"(<!-- generated: figures(?::(\w+))? [^\n]*-->\n)(.*?)(<!-- end: figures -->)", re.S)
 
 
 def _ms(value: float | None) -> str:
@@ -92,16 +93,60 @@ def performance(results: dict[str, Any]) -> str:
     return "\n".join(lines) + f"\n\n{_source(results)} Anchors: {runs}.\n"
 
 
+def _ray_source(run: dict[str, Any]) -> str:
+    machine = run["machine"]
+    return (f"Measured by `python bench/ray_bench.py` (in `make bench`) on {machine['date']} (interpreter "
+            f"{machine['python']}, {machine['cpus']} cores, shared with other work), on a local cluster that took "
+            f"{run['cluster_ms']['start'] / 1000:.0f} s to start.\n")
+
+
+def ray_join(results: dict[str, Any]) -> str:
+    """What a worker pays for joining the relay: the hook, its memory, a pure-Python task's CPU time."""
+    run = results["ray"]
+    join = run["join"]
+    return "\n".join([
+        "| a worker joined (`ray_runtime_env()`, `ray --join`, a breakpoint in the task's file) | |", "|---|---:|",
+        f"| the join at the worker's start, ms | {_ms(join['hook_ms'])} |",
+        f"| the worker's memory, MB more | {join['worker_mb']:.1f} |",
+        f"| its debugpy adapter process, MB | {join['adapter_mb']:.0f} |",
+        f"| a pure-Python task (a {join['steps']:,}-step loop, CPU ms, median of {join['n']}): plain → joined | "
+        f"{_ms(join['plain_task_ms'])} → {_ms(join['joined_task_ms'])} "
+        f"({join['joined_task_ms'] / join['plain_task_ms']:.2f}×) |"]) + "\n\n" + _ray_source(run)
+
+
+def ray(results: dict[str, Any]) -> str:
+    """A Ray task's breakpoint() to its session, eight at once, the kernel's memory, what joining costs a worker."""
+    run = results["ray"]
+    rows = [("a task's `breakpoint()` → its session paused in the notebook", run["one"]),
+            ("8 tasks paused at once: the `ray attach --all` cell", run["eight_call"]),
+            ("8 tasks paused at once: first `breakpoint()` → all 8 sessions paused", run["eight_whole"])]
+    lines = ["| ms | n | median | p95 | max |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {name} | {f['n']} | {_ms(f['median'])} | {_ms(f['p95'])} | {_ms(f['max'])} |" for name, f in rows]
+    mb = run["kernel_mb"]
+    lines += ["", "| the kernel's resident memory, MB | |", "|---|---:|",
+              f"| relay loaded | {mb['loaded']:.0f} |", f"| the cluster's driver (`ray.init`) | {mb['driver']:.0f} |",
+              f"| 8 Ray sessions attached | {mb['eight_attached']:.0f} |", ""]
+    return "\n".join(lines) + "\n" + ray_join(results)
+
+
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "performance.md": performance}
+NAMED: dict[str, Callable[[dict[str, Any]], str]] = {"ray": ray, "ray_join": ray_join}
 
 
 def render(page: str, text: str, results: dict[str, Any]) -> str:
-    """``text`` (the page named ``page``) with its generated block written from ``results``."""
+    """``text`` (the page named ``page``) with its generated blocks written from ``results``."""
     if not BLOCK.search(text):
         raise ValueError(f"{page} has no generated figures block (<!-- generated: figures ... --> ... "
                          "<!-- end: figures -->)")
-    figures = BLOCKS[os.path.basename(page)](results)
-    return BLOCK.sub(lambda m: m.group(1) + figures + m.group(3), text, count=1)
+
+    def write(m: re.Match[str]) -> str:
+        name = m.group(2)
+        if name is not None and name not in results:
+            return m.group(0)
+        figures = NAMED[name](results) if name is not None else BLOCKS[os.path.basename(page)](results)
+        return m.group(1) + figures + m.group(4)
+
+    return BLOCK.sub(write, text)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,9 +9,12 @@ Measures, in one run:
   (``-n`` tasks, one after the other);
 - eight tasks paused at once: the ``ray attach --all`` cell that attaches them all, and from the first
   ``breakpoint()`` to the last session paused (``--rounds`` rounds);
-- the kernel's resident memory: loaded, as the driver, with eight sessions attached.
+- the kernel's resident memory: loaded, as the driver, with eight sessions attached;
+- what joining costs a worker (``ray_runtime_env()``'s hook, the relay attached with ``ray --join`` and a
+  breakpoint set in the task's file): the hook's time and memory (the worker's and its debugpy adapter's), and a
+  pure-Python task's CPU time on a joined worker beside a plain one (``--spins`` rounds, alternated).
 
-    python bench/ray_bench.py [-n 8] [--rounds 2]
+    python bench/ray_bench.py [-n 8] [--rounds 2] [--spins 20]
 """
 
 from __future__ import annotations
@@ -39,7 +42,34 @@ def paused(x):
     began = time.time()
     breakpoint()
     return x
+
+
+@ray.remote(num_cpus=0)
+class Spinner:
+    """A worker of its own: joins the relay when asked, and spins."""
+
+    def join(self):
+        import os
+        import psutil
+        from jupyter_debug_relay.backends.ray.worker import join
+        me = psutil.Process()
+        before, began = me.memory_info().rss, time.perf_counter()
+        join()
+        took = time.perf_counter() - began
+        adapters = sum(c.memory_info().rss for c in me.children(recursive=True))
+        return took, (me.memory_info().rss - before) / 2**20, adapters / 2**20, os.getpid()
+
+    def spin(self, n):
+        began = time.process_time()
+        total = 0
+        for i in range(n):
+            total += i % 7
+        return time.process_time() - began
+
+    def never(self):
+        return 0  # the relay's breakpoint: never reached
 '''
+SPIN = 500_000  # steps of the pure-Python loop timed on a plain and a joined worker
 HEAD = ["--head", "--num-cpus", "2", "--object-store-memory", "200000000", "--include-dashboard", "true",
         "--disable-usage-stats"]
 
@@ -98,6 +128,26 @@ class Driver:
                         "[s.continue_(wait=False) for s in live]\nbegan")
         return [float(v) for v in out.strip("[]").split(",") if v.strip()]
 
+    def join_cost(self, folder: str, spins: int) -> dict[str, float]:
+        """A worker joined (the hook run, the relay attached, a breakpoint in its file) beside a plain one."""
+        self.cell("plain, joined = tasks.Spinner.remote(), tasks.Spinner.remote()\n"
+                  "hook_s, worker_mb, adapter_mb, pid = ray.get(joined.join.remote(), timeout=120)")
+        never = next(i for i, line in enumerate(TASKS.splitlines(), 1) if "never reached" in line)
+        self.cell(f"%bp {os.path.join(folder, 'tasks.py')}:{never}")
+        self.cell("%debug_session ray --join")
+        self.cell("import time\ndeadline = time.monotonic() + 120\n"
+                  "while f'ray-worker:{pid} ' not in str(get_ipython().run_line_magic('debug_session', 'list')) "
+                  "and time.monotonic() < deadline:\n    time.sleep(0.2)")
+        self.cell(f"plain_s, joined_s = [], []\nfor _ in range({spins}):\n"
+                  f"    plain_s.append(ray.get(plain.spin.remote({SPIN}), timeout=120))\n"
+                  f"    joined_s.append(ray.get(joined.spin.remote({SPIN}), timeout=120))")
+        values = self.cell("import statistics\n[hook_s, worker_mb, adapter_mb, statistics.median(plain_s), "
+                           "statistics.median(joined_s), len(plain_s)]")
+        hook_s, worker_mb, adapter_mb, plain_s, joined_s, n = (float(v) for v in values.strip("[]").split(","))
+        return {"hook_ms": round(hook_s * 1000, 1), "worker_mb": round(worker_mb, 1),
+                "adapter_mb": round(adapter_mb, 1), "plain_task_ms": round(plain_s * 1000, 1),
+                "joined_task_ms": round(joined_s * 1000, 1), "n": int(n), "steps": SPIN}
+
     def close(self) -> None:
         self.cell("ray.shutdown()")
         self.client.stop_channels()
@@ -108,6 +158,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=8, help="tasks paused one after the other")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of eight tasks paused at once")
+    parser.add_argument("--spins", type=int, default=10, help="rounds of a task on a joined and a plain worker")
     args = parser.parse_args()
     if importlib.util.find_spec("ray") is None:
         print("ray bench: skipped, Ray is not installed (pip install \"jupyter_debug_relay[ray]\")")
@@ -153,6 +204,7 @@ def main() -> int:
             peak = max(peak, rss_mb(driver.pid))
             whole.add(ms(done - min(driver.began())))
             driver.cell("ray.get(refs, timeout=60)")
+        join = driver.join_cost(folder, args.spins)
     finally:
         driver.close()
         stopped = time.perf_counter()
@@ -166,10 +218,14 @@ def main() -> int:
     table.row("8 paused at once: first breakpoint() -> all", whole.n, whole.median, whole.p(95), max(whole.values))
     table.row("kernel RSS: loaded / driver / 8 attached", "", fmt(driver.loaded_mb), fmt(driver_mb), fmt(peak))
     table.row("ray start / ray stop", "", fmt(cluster_ms), fmt(stop_ms), "")
+    print(f"joining, per worker: the hook {join['hook_ms']} ms, the worker +{join['worker_mb']} MB and its debugpy "
+          f"adapter {join['adapter_mb']} MB; a {SPIN:,}-step loop (CPU, median of {join['n']}): plain "
+          f"{join['plain_task_ms']} ms, joined {join['joined_task_ms']} ms "
+          f"({join['joined_task_ms'] / join['plain_task_ms']:.2f}x)")
     record("ray_bench", {"one": one.summary(), "eight_call": call.summary(), "eight_whole": whole.summary(),
                          "kernel_mb": {"loaded": round(driver.loaded_mb, 1), "driver": round(driver_mb, 1),
                                        "eight_attached": round(peak, 1)},
-                         "cluster_ms": {"start": round(cluster_ms), "stop": round(stop_ms)}})
+                         "cluster_ms": {"start": round(cluster_ms), "stop": round(stop_ms)}, "join": join})
     return 0
 
 

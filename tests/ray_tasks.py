@@ -18,6 +18,13 @@ def fail(x):
 
 
 @ray.remote
+def triple(x):
+    y = x * 3
+    y += 1  # notebook breakpoint here
+    return y
+
+
+@ray.remote
 def hang():
     breakpoint()  # killed here
     return 0

@@ -1,6 +1,7 @@
-"""The Ray tests (``tests/test_ray_cluster.py``) inside a network namespace with only loopback.
+"""The Ray tests (``tests/test_ray_cluster.py``) and notebook (``notebooks/10-ray.ipynb``) inside a network
+namespace with only loopback, on one cluster (``tests/ray_namespace.py``).
 
-Ray turns 127.0.0.1 into the machine's address unless loopback is all there is, so the cluster, the kernel and the
+Ray turns 127.0.0.1 into the machine's address unless loopback is all there is, so the cluster, the kernels and the
 tasks run in their own namespace (``unshare --net``), where every connection is to 127.0.0.1.
 """
 
@@ -29,8 +30,8 @@ def _refused() -> str | None:
     return None if made.returncode == 0 else f"cannot make a network namespace: {made.stderr.strip()}"
 
 
-def _pytest_in_namespace(args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
-    inner = f"ip link set lo up && exec {sys.executable} -m pytest -q -rs -p no:cacheprovider {' '.join(args)}"
+def _in_namespace(timeout: float) -> subprocess.CompletedProcess[str]:
+    inner = f"ip link set lo up && exec {sys.executable} -m tests.ray_namespace"
     return subprocess.run(["unshare", "--net", "sh", "-c", inner], cwd=ROOT, capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
 
@@ -40,6 +41,7 @@ def test_ray_in_a_loopback_only_namespace():
     refused = _refused()
     if refused:
         pytest.skip(refused)
-    ran = _pytest_in_namespace(["tests/test_ray_cluster.py"], 1450)
+    ran = _in_namespace(1450)
+    print(ran.stdout[-3000:])  # the cluster's start and stop, and the slowest tests, beside the outer run's
     assert ran.returncode == 0, ran.stdout[-6000:] + ran.stderr[-3000:]
     assert "skipped" not in ran.stdout, ran.stdout

@@ -10,14 +10,13 @@ import os
 import re
 import shutil
 import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from tests import ray_namespace
 from tests.conftest import line_of
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install \"jupyter_debug_relay[ray]\")")
@@ -26,45 +25,42 @@ if [name for _, name in socket.if_nameindex()] != ["lo"]:
                 allow_module_level=True)
 
 TASKS = Path(__file__).with_name("ray_tasks.py")
-RAY = str(Path(sys.executable).with_name("ray"))
-pytestmark = pytest.mark.timeout(600)  # the first test also starts the cluster: up to three tries on a loaded machine
-# The cluster is the module's, ended by `ray stop`: without the test run's mark, the debugpy each paused worker
-# starts (and keeps while it lives) is not taken for a process a test left behind.
-UNMARKED = {k: v for k, v in os.environ.items() if k != "JUPYTER_DEBUG_RELAY_TEST_RUN"}
-HEAD = ("--num-cpus", "2", "--object-store-memory", "200000000", "--include-dashboard", "true",
-        "--disable-usage-stats")
+pytestmark = pytest.mark.timeout(600)  # alone, the first test also starts the cluster: three tries on a loaded machine
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    """One head node for the module: 2 CPUs, a 200 MB object store, the dashboard; stopped by ``ray stop``."""
+    """The cluster ``tests/ray_namespace.py`` started (``RAY_ADDRESS``), or one of the module's, ended by ``ray stop``:
+    a head node with 2 CPUs, a 200 MB object store and the dashboard."""
+    if os.environ.get("RAY_ADDRESS"):
+        yield os.environ["RAY_ADDRESS"]
+        return
     temp = tempfile.mkdtemp(prefix="rt-")
     try:
-        started = None
-        for _ in range(3):  # on a loaded machine the raylet gives up on its agents after 15 s: start again
-            started = subprocess.run([RAY, "start", "--head", *HEAD, "--temp-dir", temp], capture_output=True,
-                                     text=True, timeout=240, env=UNMARKED)
-            if started.returncode == 0:
-                break
-            subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=60)
-        assert started is not None and started.returncode == 0, started.stdout + started.stderr
-        yield temp
+        ray_namespace.start(temp)
+        yield "auto"
     finally:
-        subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=60)
+        ray_namespace.stop()
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def _driver(folder: Path, runtime_env: str):
+    """A kernel with the relay loaded that is the cluster's driver, in a folder holding the tasks' module."""
+    from tests.kernels import Kernel
+
+    shutil.copy(TASKS, folder / "ray_tasks.py")
+    k = Kernel("python3", cwd=str(folder))
+    k.magic("%load_ext jupyter_debug_relay")
+    k.magic("import ray, ray_tasks\nfrom jupyter_debug_relay import ray_runtime_env\n"
+            f"ray.init(address='auto', runtime_env={runtime_env}, logging_level='ERROR', log_to_driver=False)",
+            timeout=120)
+    return k
 
 
 @pytest.fixture(scope="module")
 def driver(cluster, tmp_path_factory):
-    """A kernel with the relay loaded that is the cluster's driver, in a folder holding the tasks' module."""
-    from tests.kernels import Kernel
-
-    folder = tmp_path_factory.mktemp("ray")
-    shutil.copy(TASKS, folder / "ray_tasks.py")
-    k = Kernel("python3", cwd=str(folder))
-    k.magic("%load_ext jupyter_debug_relay")
-    k.magic("import ray, ray_tasks\nray.init(address='auto', runtime_env={'working_dir': '.'}, "
-            "logging_level='ERROR', log_to_driver=False)", timeout=120)
+    """The driver of a job whose workers listen only once a task reaches ``breakpoint()``."""
+    k = _driver(tmp_path_factory.mktemp("ray"), "{'working_dir': '.'}")
     yield k
     k.run("ray.shutdown()", timeout=60)
     k.close()
@@ -128,8 +124,7 @@ def test_two_tasks_and_an_actor_paused_at_once(k):
 
 
 def test_post_mortem_stops_on_the_exception(k):
-    k.magic("from jupyter_debug_relay import ray_runtime_env\n"
-            "bad = ray_tasks.fail.options(runtime_env=ray_runtime_env(), max_retries=0).remote(7)")
+    k.magic("bad = ray_tasks.fail.options(runtime_env=ray_runtime_env(), max_retries=0).remote(7)")
     paused(k, 1)
     attached = k.magic("%debug_session ray attach --all", timeout=90).text
     assert "fail:" in attached, attached
@@ -143,6 +138,20 @@ def test_post_mortem_stops_on_the_exception(k):
     assert failed.error is not None and "bad ratio 3.5" in failed.error["evalue"]
 
 
+def test_a_task_killed_while_paused_ends_its_session(k):
+    k.magic("hung = ray_tasks.hang.options(max_retries=0).remote()")
+    row = next(r.split() for r in paused(k, 1).splitlines()[1:] if r.split()[6] == "-")
+    assert row[2] == "hang", row  # a reused worker's row names the task paused now, not the one it ran before
+    k.magic(f"%debug_session ray attach {row[0]}", timeout=90)
+    os.kill(int(row[5]), 9)
+    deadline = time.monotonic() + 60
+    while "The Ray worker" not in (status := k.magic("%debug_session status").text) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert f": ended — The Ray worker {row[5]} running hang ended: SYSTEM_ERROR" in status, status
+    failed = k.run("ray.get(hung, timeout=60)", timeout=90)
+    assert failed.error is not None and "died" in failed.error["evalue"].lower()
+
+
 def test_a_breakpoint_in_the_notebook_stays_in_the_kernel(k):
     assert k.magic("import os; os.environ['PYTHONBREAKPOINT']").text.startswith("'ray.util.")
     out = k.magic("import pdb\nfrom unittest import mock\n"
@@ -150,3 +159,39 @@ def test_a_breakpoint_in_the_notebook_stays_in_the_kernel(k):
                   "frame.f_code.co_name)):\n    breakpoint()").streams
     assert out.strip() == "pdb at <module>", out
     assert k.magic("ray._private.worker.global_worker.debugger_port").text in ("None", "0")  # no port opened
+
+
+@pytest.fixture
+def joining(cluster, tmp_path):
+    """The driver of a job started with ``ray_runtime_env()``: its workers listen from their start."""
+    k = _driver(tmp_path, "{**ray_runtime_env(post_mortem=False), 'working_dir': '.'}")
+    yield k
+    k.run("ray.shutdown()", timeout=60)
+    k.close()
+
+
+def test_a_notebook_breakpoint_stops_a_task_that_has_no_breakpoint_call(joining):
+    k = joining
+    line = line_of(str(TASKS), "notebook breakpoint here")
+    k.magic(f"%bp ray_tasks.py:{line}")
+    k.magic("%debug_session ray --join")
+    # A new worker for this task (its runtime env differs from the job's) waits up to a minute for the relay.
+    k.magic("tripled = ray_tasks.triple.options(runtime_env=ray_runtime_env(post_mortem=False, join_wait=60))"
+            ".remote(5)")
+    deadline = time.monotonic() + 120
+    while "triple" not in (rows := k.magic("%debug_session ray").text) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    row = next(r.split() for r in rows.splitlines()[1:] if " triple " in r)
+    assert row[6].startswith("triple:") and row[7].endswith(f"ray_tasks.py:{line}"), rows
+    assert len(rows.splitlines()) == 2, rows  # the joined workers that run or wait are not listed as paused
+    k.magic(f"%debug_session use {row[6]}")
+    assert k.magic("%debug_session eval y").text == "15"
+    k.magic("%debug_session continue --no-wait")
+    assert k.magic("ray.get(tripled, timeout=60)", timeout=90).text == "16"
+    k.magic("%bp clear")
+    assert k.magic("ray.get(ray_tasks.triple.remote(1), timeout=60)", timeout=90).text == "4"  # a worker of its own
+    deadline = time.monotonic() + 60
+    while "ray-worker:" not in (listed := k.magic("%debug_session list").text) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert "ray-worker:" in listed, listed  # that worker joined too, and is running: not listed as paused
+    assert len(k.magic("%debug_session ray").text.splitlines()) == 1

@@ -45,7 +45,8 @@ class RayWords(Words):
                 raise RelayError("invalid_request", "An id or --all goes with attach.",
                                  "e.g. %debug_session ray attach --all")
             address = what or command.args.get("address", "auto")
-            found = self.context.relay.operations.call("ray_tasks", {"address": address})
+            found = self.context.relay.operations.call("ray_tasks", {"address": address,
+                                                                      "join": bool(command.args.get("join"))})
             return RayTasksResult(found["tasks"], address)
         out = self.context.run(command)
         infos = out["sessions"]

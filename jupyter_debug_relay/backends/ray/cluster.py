@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from ...errors import RelayError
 
-PAUSED = [("num_paused_threads", "!=", "0")]
+ALIVE = [("is_alive", "=", "True")]
+NO_TASK = "ray worker"  # the name of a worker whose task was not looked up, or that runs none
 
 
 @dataclass
@@ -50,34 +51,65 @@ def _address(address: str | None) -> str | None:
     return None if address in (None, "", "auto") else address
 
 
-def paused_tasks(address: str | None = "auto", timeout: float = 10) -> list[RayTask]:
-    """The paused tasks and actor methods of the cluster at ``address``, oldest worker first."""
+def _current(tasks: list) -> dict[str, object]:
+    """Each worker's task now: the latest started of those the state API still calls running on it.
+
+    A worker runs one task after another and the state API hears of a task's end a moment late, so a reused worker
+    may have two running tasks listed, the one that ended and the one it runs now.
+    """
+    current: dict[str, object] = {}
+    for task in sorted(tasks, key=lambda t: getattr(t, "start_time_ms", None) or 0):
+        if getattr(task, "worker_id", None):
+            current[task.worker_id] = task
+    return current
+
+
+def listening(address: str | None = "auto", timeout: float = 10, tasks: bool = True) -> list[RayTask]:
+    """The live workers of the cluster at ``address`` that listen with debugpy, oldest first, each with its task.
+
+    A worker listens once a task reached ``breakpoint()`` (it is paused then) or, in a job started with
+    ``ray_runtime_env()``, from its start. ``tasks=False`` skips the look at the tasks when no worker is paused.
+    """
     state = _state()
     where = _address(address)
+    wait = int(max(timeout, 1))
     try:
-        workers = state.list_workers(address=where, filters=PAUSED, detail=True, timeout=int(max(timeout, 1)),
-                                     raise_on_missing_output=False)
-        running = state.list_tasks(address=where, filters=[("state", "=", "RUNNING")], detail=True,
-                                   timeout=int(max(timeout, 1)), raise_on_missing_output=False) if workers else []
+        workers = [w for w in state.list_workers(address=where, filters=ALIVE, detail=True, timeout=wait,
+                                                 raise_on_missing_output=False) if w.debugger_port]
+        running = state.list_tasks(address=where, filters=[("state", "=", "RUNNING")], detail=True, timeout=wait,
+                                   raise_on_missing_output=False) if workers and (
+            tasks or any(w.num_paused_threads for w in workers)) else []
     except Exception as exc:  # the state API raises bare ConnectionErrors, RayStateApiExceptions, ValueErrors
         raise RelayError("not_running", f"Cannot read the Ray cluster at {address or 'auto'}: "
                          f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}.",
                          "Start it (ray start --head) or give its dashboard address, e.g. http://127.0.0.1:8265."
                          ) from None
-    by_worker = {t.worker_id: t for t in running if getattr(t, "worker_id", None)}
+    by_worker = _current(running)
     found = []
     for w in sorted(workers, key=lambda w: w.start_time_ms or 0):
-        if not w.debugger_port:
-            continue
         task = by_worker.get(w.worker_id)
         name = (getattr(task, "name", None) or getattr(task, "func_or_class_name", None) or "ray task") \
-            if task else "ray worker"
+            if task else NO_TASK
         found.append(RayTask(
             id=w.worker_id[:12], worker_id=w.worker_id, name=name,
             kind="actor" if task is not None and getattr(task, "actor_id", None) else "task",
             job=getattr(task, "job_id", "") or "", node=w.node_id[:12], pid=w.pid, host=w.ip or "127.0.0.1",
             port=w.debugger_port, paused_threads=w.num_paused_threads or 0))
     return found
+
+
+def worker_end(address: str | None, worker_id: str, timeout: float = 5) -> str:
+    """Why a worker is gone, as the cluster tells it: its exit type and detail."""
+    try:
+        found = _state().list_workers(address=_address(address), filters=[("worker_id", "=", worker_id)],
+                                      detail=True, timeout=int(max(timeout, 1)), raise_on_missing_output=False)
+    except Exception:  # the cluster itself may be gone with the worker
+        return "the cluster does not say why (it may be gone too)"
+    if not found:
+        return "the cluster no longer knows it"
+    said = [str(part).split(". ")[0].strip().rstrip(".") for part in (found[0].exit_type, found[0].exit_detail)
+            if part]
+    return ", ".join(said) or "the cluster gives no reason"
 
 
 def pick(tasks: list[RayTask], key: str) -> RayTask:
