@@ -108,7 +108,7 @@ def ray_join(results: dict[str, Any]) -> str:
         "| a worker joined (`ray_runtime_env()`, `ray --join`, a breakpoint in the task's file) | |", "|---|---:|",
         f"| the join at the worker's start, ms | {_ms(join['hook_ms'])} |",
         f"| the worker's memory, MB more | {join['worker_mb']:.1f} |",
-        f"| its debugpy adapter process, MB | {join['adapter_mb']:.0f} |",
+        *([f"| its debugpy adapter process, MB | {join['adapter_mb']:.0f} |"] if join["adapter_mb"] else []),
         f"| a pure-Python task (a {join['steps']:,}-step loop, CPU ms, median of {join['n']}): plain → joined | "
         f"{_ms(join['plain_task_ms'])} → {_ms(join['joined_task_ms'])} "
         f"({join['joined_task_ms'] / join['plain_task_ms']:.2f}×) |"]) + "\n\n" + _ray_source(run)
@@ -119,7 +119,8 @@ def ray(results: dict[str, Any]) -> str:
     run = results["ray"]
     rows = [("a task's `breakpoint()` → its session paused in the notebook", run["one"]),
             ("8 tasks paused at once: the `ray attach --all` cell", run["eight_call"]),
-            ("8 tasks paused at once: first `breakpoint()` → all 8 sessions paused", run["eight_whole"])]
+            ("8 tasks paused at once: first `breakpoint()` → all 8 sessions paused (8 new workers, started one "
+             "after another)", run["eight_whole"])]
     lines = ["| ms | n | median | p95 | max |", "|---|---:|---:|---:|---:|"]
     lines += [f"| {name} | {f['n']} | {_ms(f['median'])} | {_ms(f['p95'])} | {_ms(f['max'])} |" for name, f in rows]
     mb = run["kernel_mb"]
@@ -130,7 +131,8 @@ def ray(results: dict[str, Any]) -> str:
 
 
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "performance.md": performance}
-NAMED: dict[str, Callable[[dict[str, Any]], str]] = {"ray": ray, "ray_join": ray_join}
+NAMED: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {  # block name -> the bench it shows, its figures
+    "ray": ("ray", ray), "ray_join": ("ray", ray_join)}
 
 
 def render(page: str, text: str, results: dict[str, Any]) -> str:
@@ -141,9 +143,9 @@ def render(page: str, text: str, results: dict[str, Any]) -> str:
 
     def write(m: re.Match[str]) -> str:
         name = m.group(2)
-        if name is not None and name not in results:
+        if name is not None and NAMED[name][0] not in results:
             return m.group(0)
-        figures = NAMED[name](results) if name is not None else BLOCKS[os.path.basename(page)](results)
+        figures = NAMED[name][1](results) if name is not None else BLOCKS[os.path.basename(page)](results)
         return m.group(1) + figures + m.group(4)
 
     return BLOCK.sub(write, text)

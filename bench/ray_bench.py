@@ -29,9 +29,12 @@ import sys
 import tempfile
 import time
 
-from common import Samples, Table, fmt, ms, record
+from common import ROOT, Samples, Table, fmt, ms, record
 from jupyter_client.manager import start_new_kernel
 from kernel_bench import rss_mb
+
+sys.path.insert(0, ROOT)
+from tests import ray_namespace  # noqa: E402  (the cluster the Ray tests start, started the same way)
 
 TASKS = '''
 import time
@@ -70,8 +73,7 @@ class Spinner:
         return 0  # the relay's breakpoint: never reached
 '''
 SPIN = 500_000  # steps of the pure-Python loop timed on a plain and a joined worker
-HEAD = ["--head", "--num-cpus", "2", "--object-store-memory", "200000000", "--include-dashboard", "true",
-        "--disable-usage-stats"]
+
 
 
 def in_namespace() -> bool:
@@ -97,7 +99,8 @@ class Driver:
     def __init__(self, folder: str) -> None:
         self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=folder, stderr=subprocess.DEVNULL)
         self.pid = self.manager.provisioner.process.pid
-        self.cell("%load_ext jupyter_debug_relay")
+        self.cell("%load_ext jupyter_debug_relay\nfrom jupyter_debug_relay.kernel import extension\n"
+                  "relay = next(iter(extension._installed.values())).relay")
         self.loaded_mb = rss_mb(self.pid)
         self.cell("import ray, tasks\nray.init(address='auto', runtime_env={'working_dir': '.'}, "
                   "logging_level='ERROR', log_to_driver=False)", timeout=180)
@@ -110,20 +113,21 @@ class Driver:
         return "\n".join(shown)
 
     def attach_all(self, count: int, timeout: float = 120) -> float:
-        """Ask ``ray attach --all`` until ``count`` sessions are paused; when the last answer came (time.time())."""
-        deadline, attached, text = time.monotonic() + timeout, 0, ""
-        while attached < count:
+        """Ask ``ray attach --all`` until ``count`` sessions are paused; when the last answer came (time.time()).
+
+        A worker's session stays attached after ``continue``: its next task's ``breakpoint()`` pauses that session
+        by itself, a new worker's waits for the attach."""
+        deadline, paused, text = time.monotonic() + timeout, 0, ""
+        while paused < count:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{attached} of {count} tasks attached after {timeout:g} s; last: {text}")
+                raise TimeoutError(f"{paused} of {count} tasks paused after {timeout:g} s; last: {text}")
             text = self.cell("%debug_session ray attach --all")
-            attached += sum(1 for line in text.splitlines() if " paused " in line)
+            paused = int(self.cell("sum(s.state == 'paused' for s in relay.sessions)"))
         return time.time()
 
     def began(self) -> list[float]:
         """Each paused session's ``began`` (the task's clock before its breakpoint()), then let them all go."""
-        out = self.cell("from jupyter_debug_relay.kernel import extension\n"
-                        "relay = next(iter(extension._installed.values())).relay\n"
-                        "live = [s for s in relay.sessions if s.state == 'paused']\n"
+        out = self.cell("live = [s for s in relay.sessions if s.state == 'paused']\n"
                         "began = [float(s.evaluate('began').value) for s in live]\n"
                         "[s.continue_(wait=False) for s in live]\nbegan")
         return [float(v) for v in out.strip("[]").split(",") if v.strip()]
@@ -165,31 +169,31 @@ def main() -> int:
         return 0
     if not in_namespace():
         return relaunch()
-    ray = os.path.join(os.path.dirname(sys.executable), "ray")
     folder, temp = tempfile.mkdtemp(prefix="ray-bench-"), tempfile.mkdtemp(prefix="rt-")
     with open(os.path.join(folder, "tasks.py"), "w") as f:
         f.write(TASKS)
     started = time.perf_counter()
-    for _ in range(3):  # on a loaded machine the raylet may give up on its agents after 15 s: start again
-        if subprocess.run([ray, "start", *HEAD, "--temp-dir", temp], capture_output=True).returncode == 0:
-            break
-        subprocess.run([ray, "stop", "--force"], capture_output=True)
-    else:
-        print("ray bench: the local cluster did not start", file=sys.stderr)
+    try:
+        ray_namespace.start(temp)  # the tests' start: three tries, the raylet given time for its agents
+    except RuntimeError as exc:
+        print(f"ray bench: {exc}", file=sys.stderr)
         return 1
     cluster_ms = ms(time.perf_counter() - started)
     driver = Driver(folder)
     try:
         driver_mb = rss_mb(driver.pid)
         one = Samples()
-        for _ in range(args.n):
-            driver.cell("ref = tasks.paused.remote(1)")
+        # Each task gets new workers (a runtime env of its own): a worker's session stays attached after continue, and
+        # its next breakpoint() would pause that session without an attach.
+        for i in range(args.n):
+            driver.cell(f"ref = tasks.paused.options(runtime_env={{'env_vars': {{'ROUND': 'one-{i}'}}}}).remote(1)")
             done = driver.attach_all(1)
             one.add(ms(done - driver.began()[0]))
             driver.cell("ray.get(ref, timeout=60)")
         call, whole, peak = Samples(), Samples(), 0.0
-        for _ in range(args.rounds):
-            driver.cell("refs = [tasks.paused.remote(i) for i in range(8)]")
+        for r in range(args.rounds):
+            driver.cell(f"refs = [tasks.paused.options(runtime_env={{'env_vars': {{'ROUND': 'eight-{r}'}}}}).remote(i) "
+                        "for i in range(8)]")
             text = driver.cell("import time\nfrom ray.util.state import list_workers\n"
                                "deadline = time.monotonic() + 120\n"
                                "while len(list_workers(filters=[('num_paused_threads', '!=', '0')], "
@@ -208,7 +212,7 @@ def main() -> int:
     finally:
         driver.close()
         stopped = time.perf_counter()
-        subprocess.run([ray, "stop", "--force"], capture_output=True)
+        ray_namespace.stop()
         stop_ms = ms(time.perf_counter() - stopped)
         shutil.rmtree(temp, ignore_errors=True)
         shutil.rmtree(folder, ignore_errors=True)
@@ -222,7 +226,7 @@ def main() -> int:
           f"adapter {join['adapter_mb']} MB; a {SPIN:,}-step loop (CPU, median of {join['n']}): plain "
           f"{join['plain_task_ms']} ms, joined {join['joined_task_ms']} ms "
           f"({join['joined_task_ms'] / join['plain_task_ms']:.2f}x)")
-    record("ray_bench", {"one": one.summary(), "eight_call": call.summary(), "eight_whole": whole.summary(),
+    record("ray", {"one": one.summary(), "eight_call": call.summary(), "eight_whole": whole.summary(),
                          "kernel_mb": {"loaded": round(driver.loaded_mb, 1), "driver": round(driver_mb, 1),
                                        "eight_attached": round(peak, 1)},
                          "cluster_ms": {"start": round(cluster_ms), "stop": round(stop_ms)}, "join": join})
