@@ -120,7 +120,9 @@ def ray(results: dict[str, Any]) -> str:
     rows = [("a task's `breakpoint()` → its session paused in the notebook", run["one"]),
             ("8 tasks paused at once: the `ray attach --all` cell", run["eight_call"]),
             ("8 tasks paused at once: first `breakpoint()` → all 8 sessions paused (8 new workers, started one "
-             "after another)", run["eight_whole"])]
+             "after another)", run["eight_whole"]),
+            *([("8 tasks paused at once: the last `breakpoint()` → all 8 sessions paused", run["eight_last"])]
+              if "eight_last" in run else [])]
     lines = ["| ms | n | median | p95 | max |", "|---|---:|---:|---:|---:|"]
     lines += [f"| {name} | {f['n']} | {_ms(f['median'])} | {_ms(f['p95'])} | {_ms(f['max'])} |" for name, f in rows]
     mb = run["kernel_mb"]
