@@ -1,4 +1,4 @@
-# Every target creates .venv and installs the project with its test and demo extras when needed.
+# Every target creates .venv and installs the project with its test, demo and ray extras when needed.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +11,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,demo]"
+	$(BIN)/python -m pip install --quiet -e ".[test,demo,ray]"
 	$(BIN)/jupyter-debug-relay install-kernel --sys-prefix
 	touch $(STAMP)
 
@@ -42,7 +42,7 @@ docs: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema docs/comm-protocol.md
 	$(BIN)/python -m jupyter_debug_relay.server.openapi docs/http-api.md
 	$(BIN)/python -m jupyter_debug_relay.cli.demo docs/index.md
-	$(BIN)/python bench/figures.py README.md docs/performance.md
+	$(BIN)/python bench/figures.py README.md docs/performance.md docs/ray.md
 	$(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)
@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/mcp_bench.py
 	$(BIN)/python bench/editors_bench.py
 	$(BIN)/python bench/remote_bench.py
+	$(BIN)/python bench/ray_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -3,8 +3,9 @@
     python bench/figures.py README.md docs/performance.md           # rewrite their generated blocks
     python bench/figures.py --check README.md docs/performance.md   # exit 1 when a block differs
 
-A page holds blocks between ``<!-- generated: figures ... -->`` (or ``<!-- generated: figures:NAME ... -->``) and
-``<!-- end: figures -->``; what goes in each depends on the page and the name (``BLOCKS``).
+A page holds a block between ``<!-- generated: figures ... -->`` and ``<!-- end: figures -->``; what goes in it
+depends on the page (``BLOCKS``). A block named ``<!-- generated: figures:NAME ... -->`` holds one bench's
+figures (``NAMED``) and is left as it is while that bench has none in the results.
 """
 
 from __future__ import annotations
@@ -110,9 +111,7 @@ SUITE_ROWS = (  # title, numerator, denominator, goal on 3.12+
 
 def suites(results: dict[str, Any]) -> str:
     """Whole suites per target Python (``bench/suites.py``), by the CPU time of the target, and the wall clock."""
-    part = results.get("suites")
-    if not part:
-        return "No `bench/suites.py` run is kept in `bench/results.json` yet.\n"
+    part = results["suites"]
     versions = sorted((v for v in part if v[0].isdigit()), key=lambda v: tuple(map(int, v.split("."))))
     lines = ["| ratio (target CPU; wall clock) | " + " | ".join(f"Python {v}" for v in versions) + " | goal, 3.12+ |",
              "|---|" + "---:|" * (len(versions) + 1)]
@@ -133,9 +132,7 @@ def suites(results: dict[str, Any]) -> str:
 
 def target_versions(results: dict[str, Any]) -> str:
     """Per target Python (``bench/target_versions.py``): a hot function holding a breakpoint, the first stop."""
-    part = results.get("target_versions")
-    if not part:
-        return "No `bench/target_versions.py` run is kept in `bench/results.json` yet.\n"
+    part = results["target_versions"]
     lines = ["| target Python | 2M calls holding a breakpoint not reached: relay / plain | goal | "
              "launch to first stop, median ms | goal | the target's CPU per launch, ms |",
              "|---|---:|---:|---:|---:|---:|"]
@@ -150,10 +147,51 @@ def target_versions(results: dict[str, Any]) -> str:
             "launches' wall clock moves with it; `make docs` writes this table from `bench/results.json`.\n")
 
 
-BLOCKS: dict[tuple[str, str], Callable[[dict[str, Any]], str]] = {
-    ("README.md", ""): readme, ("performance.md", ""): performance, ("performance.md", "suites"): suites,
-    ("performance.md", "target-versions"): target_versions,
-}
+
+
+def _ray_source(run: dict[str, Any]) -> str:
+    machine = run["machine"]
+    return (f"Measured by `python bench/ray_bench.py` (in `make bench`) on {machine['date']} (interpreter "
+            f"{machine['python']}, {machine['cpus']} cores, shared with other work), on a local cluster that took "
+            f"{run['cluster_ms']['start'] / 1000:.0f} s to start.\n")
+
+
+def ray_join(results: dict[str, Any]) -> str:
+    """What a worker pays for joining the relay: the hook, its memory, a pure-Python task's CPU time."""
+    run = results["ray"]
+    join = run["join"]
+    return "\n".join([
+        "| a worker joined (`ray_runtime_env()`, `ray --join`, a breakpoint in the task's file) | |", "|---|---:|",
+        f"| the join at the worker's start, ms | {_ms(join['hook_ms'])} |",
+        f"| the worker's memory, MB more | {join['worker_mb']:.1f} |",
+        *([f"| its debugpy adapter process, MB | {join['adapter_mb']:.0f} |"] if join["adapter_mb"] else []),
+        f"| a pure-Python task (a {join['steps']:,}-step loop, CPU ms, median of {join['n']}): plain → joined | "
+        f"{_ms(join['plain_task_ms'])} → {_ms(join['joined_task_ms'])} "
+        f"({join['joined_task_ms'] / join['plain_task_ms']:.2f}×) |"]) + "\n\n" + _ray_source(run)
+
+
+def ray(results: dict[str, Any]) -> str:
+    """A Ray task's breakpoint() to its session, eight at once, the kernel's memory, what joining costs a worker."""
+    run = results["ray"]
+    rows = [("a task's `breakpoint()` → its session paused in the notebook", run["one"]),
+            ("8 tasks paused at once: the `ray attach --all` cell", run["eight_call"]),
+            ("8 tasks paused at once: first `breakpoint()` → all 8 sessions paused (8 new workers, started one "
+             "after another)", run["eight_whole"]),
+            *([("8 tasks paused at once: the last `breakpoint()` → all 8 sessions paused", run["eight_last"])]
+              if "eight_last" in run else [])]
+    lines = ["| ms | n | median | p95 | max |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {name} | {f['n']} | {_ms(f['median'])} | {_ms(f['p95'])} | {_ms(f['max'])} |" for name, f in rows]
+    mb = run["kernel_mb"]
+    lines += ["", "| the kernel's resident memory, MB | |", "|---|---:|",
+              f"| relay loaded | {mb['loaded']:.0f} |", f"| the cluster's driver (`ray.init`) | {mb['driver']:.0f} |",
+              f"| 8 Ray sessions attached | {mb['eight_attached']:.0f} |", ""]
+    return "\n".join(lines) + "\n" + ray_join(results)
+
+
+BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "performance.md": performance}
+NAMED: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {  # block name -> the bench it shows, its figures
+    "suites": ("suites", suites), "target-versions": ("target_versions", target_versions),
+    "ray": ("ray", ray), "ray_join": ("ray", ray_join)}
 
 
 def render(page: str, text: str, results: dict[str, Any]) -> str:
@@ -161,8 +199,15 @@ def render(page: str, text: str, results: dict[str, Any]) -> str:
     if not BLOCK.search(text):
         raise ValueError(f"{page} has no generated figures block (<!-- generated: figures ... --> ... "
                          "<!-- end: figures -->)")
-    name = os.path.basename(page)
-    return BLOCK.sub(lambda m: m.group(1) + BLOCKS[(name, m.group(2) or "")](results) + m.group(4), text)
+
+    def write(m: re.Match[str]) -> str:
+        name = m.group(2)
+        if name is not None and NAMED[name][0] not in results:
+            return m.group(0)
+        figures = NAMED[name][1](results) if name is not None else BLOCKS[os.path.basename(page)](results)
+        return m.group(1) + figures + m.group(4)
+
+    return BLOCK.sub(write, text)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "bench" / "figures.py"
-PAGES = [ROOT / "README.md", ROOT / "docs" / "performance.md"]
+PAGES = [ROOT / "README.md", ROOT / "docs" / "performance.md", ROOT / "docs" / "ray.md"]
 
 
 def test_the_pages_show_the_figures_of_the_last_bench_run():

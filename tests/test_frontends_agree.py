@@ -131,6 +131,8 @@ DRIVEN_ELSEWHERE: dict[str, str] = {
     **dict.fromkeys(("inspect", "ready", "consume", "timeline"), MYCEL_TEST),
     # starts a session of its own from an export: through the magics, HTTP and the Python API there
     "import": "tests/test_kernel_keeping.py, tests/test_server_persistence.py",
+    # need a Ray cluster: run inside a network namespace with only loopback
+    **dict.fromkeys(("ray_tasks", "ray_attach"), "tests/test_ray_cluster.py"),
 }
 
 

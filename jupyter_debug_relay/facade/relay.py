@@ -230,6 +230,17 @@ class Relay:
         """The local Python processes to attach to (pid, command line, the port debugpy listens on)."""
         return self.operations.call("processes")["processes"]
 
+    def ray_tasks(self, address: str = "auto", join: bool = False) -> list[dict[str, Any]]:
+        """The paused tasks and actor methods of a Ray cluster (``auto``: this process's, or the local one); ``join``
+        also attaches to every worker of a job started with ``ray_runtime_env()``, so breakpoints stop its tasks."""
+        return self.operations.call("ray_tasks", {"address": address, "join": join})["tasks"]
+
+    def ray_attach(self, id: str | None = None, all: bool = False, address: str = "auto", timeout: float = 20.0
+                   ) -> list[SessionHandle]:
+        """Attach to one paused Ray task (``id``) or to ``all``: a session each, paused on the task's line."""
+        found = self.operations.call("ray_attach", {"id": id, "all": all, "address": address, "timeout": timeout})
+        return [self.get(info.id) for info in found["sessions"]]
+
     @property
     def sessions(self) -> list[SessionHandle]:
         return [handle_for(self, s) for s in self._run(lambda: list(self._manager.sessions.values()))]

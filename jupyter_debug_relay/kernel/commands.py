@@ -24,6 +24,7 @@ from .help import HELP, word_help
 from .keeping import KeepingWords
 from .mycel_commands import MycelWords
 from .parsing import BpCommand, parse_bp_line
+from .ray_commands import RayWords
 from .remotes import RemoteWords
 from .replaying import ReplayResult
 from .results import (
@@ -72,7 +73,8 @@ class Commands:
         self.serving = ServeWords(self.context)
         groups: tuple[Words, ...] = (SessionWords(self.context), BreakpointWords(self.context),
                                      EditingWords(self.context), WatchWords(self.context),
-                                     KeepingWords(self.context), MycelWords(self.context), RemoteWords(self.context),
+                                     KeepingWords(self.context), MycelWords(self.context), RayWords(self.context),
+                                     RemoteWords(self.context),
                                      self.serving)
         self.words: dict[str, Callable[[Any], Result]] = {}  # do_WORD / bp_WORD -> the bound method
         for group in groups:

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from ..facade.relay import Relay
 from .comm import CommChannel
 from .commands import Commands
 from .magics import MAGIC_NAMES, Completer, DebugMagics
+
+
+def notebook_breakpoint(*args: Any, **kwargs: Any) -> Any:
+    """``breakpoint()`` in the notebook's own code: the kernel's debugger, even after ``ray.init`` pointed
+    ``PYTHONBREAKPOINT`` at Ray's, which would make the kernel listen with debugpy and wait for a client forever."""
+    if os.environ.get("PYTHONBREAKPOINT", "").startswith("ray.util."):
+        import pdb
+
+        return pdb.Pdb().set_trace(sys._getframe(1))
+    return sys.__breakpointhook__(*args, **kwargs)
 
 
 class KernelDebugger:
@@ -23,10 +35,13 @@ class KernelDebugger:
         shell.Completer.custom_matchers.append(self.completer.match)
         if getattr(shell, "kernel", None) is not None:
             self.channel.register()
+            self.breakpointhook, sys.breakpointhook = sys.breakpointhook, notebook_breakpoint
 
     def unload(self) -> None:
         self.commands.serving.stop_serving()
         self.channel.close()
+        if sys.breakpointhook is notebook_breakpoint:
+            sys.breakpointhook = getattr(self, "breakpointhook", sys.__breakpointhook__)
         self.relay.close()
         if self.completer.match in self.shell.Completer.custom_matchers:
             self.shell.Completer.custom_matchers.remove(self.completer.match)

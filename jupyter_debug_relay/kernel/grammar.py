@@ -169,6 +169,11 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
     Magic("ready", "Mycel", "ready"),
     Magic("consume", "Mycel", "consume", positional=("connector",)),
     Magic("timeline", "Mycel", "timeline", positional=("thread_id",)),
+    Magic("ray", "Ray", "ray_attach", positional=("what", "id"), addresses_session=False,
+          summary="List a Ray cluster's paused tasks (`ray [ADDRESS]`), or attach to them (`ray attach ID|--all`); "
+                  "`--join` also attaches to its workers as they start, for the notebook's breakpoints.",
+          extras=(Extra("what", metavar="[ADDRESS|attach]", positional=True,
+                        help="A cluster address to list (default auto), or attach."),)),
     Magic("stop", "End", "terminate"),
     Magic("delete", "End", "delete"),
     Magic("detach", "End", "detach"),

@@ -269,7 +269,8 @@ class StatusResult(Result):
 
     def __init__(self, info: SessionInfo) -> None:
         self.info, self.state, self.stop = info, info.state, info.stop
-        super().__init__(f"{info.name} ({info.backend}, {short_path(info.target)}): {state_text(info)}")
+        why = f" — {info.error['message']}" if info.state == "terminated" and info.error else ""  # how it ended
+        super().__init__(f"{info.name} ({info.backend}, {short_path(info.target)}): {state_text(info)}{why}")
 
 
 class ThreadsResult(Result):

@@ -29,7 +29,7 @@ from ..model import (
     VariablePage,
     Watch,
 )
-from . import created, editors, keeping, mycel, remote, snapshot, tools, watching
+from . import created, editors, keeping, mycel, ray, remote, snapshot, tools, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, unbound, waits
 from .spelling import misplaced
@@ -489,3 +489,5 @@ RESULT_TYPES.update(remote.RESULT_TYPES)
 # Mycel's own verbs: a group of their own.
 OPERATIONS.update({op.name: op for op in mycel.OPERATIONS})
 RESULT_TYPES.update(mycel.RESULT_TYPES)
+OPERATIONS.update({op.name: op for op in ray.OPERATIONS})
+RESULT_TYPES.update(ray.RESULT_TYPES)
