@@ -77,7 +77,7 @@ def test_watch_and_replay_take_the_name_that_sessions_shows(home):
 
 
 @pytest.mark.parametrize("terminal", [False, True])
-def test_the_bp_table_keeps_ids_under_id_and_says_removed_as_a_status(tmp_path, terminal):
+def test_the_bp_table_keeps_ids_under_id_and_says_removed_as_a_status(tmp_path, terminal, monkeypatch):
     import io
 
     from rich.console import Console
@@ -89,6 +89,7 @@ def test_the_bp_table_keeps_ids_under_id_and_says_removed_as_a_status(tmp_path, 
 
     app = tmp_path / "app.py"
     app.write_text("x = 1\ny = 2\n")
+    monkeypatch.chdir(tmp_path)  # places show relative to where the CLI runs
     with Relay(record=False) as relay:
         kept = relay.breakpoints.add(str(app), 1)
         gone = relay.breakpoints.add(str(app), 2, condition="x == 1")
@@ -107,3 +108,19 @@ def test_the_bp_table_keeps_ids_under_id_and_says_removed_as_a_status(tmp_path, 
         assert header.split() == ["id", "place", "condition", "status"]
         assert header.index("status") == row.index(status) and header.index("id") == row.index(str(bp.id))
         assert header.index("place") == row.index(row.split()[1]) and row.split()[1].endswith(f"app.py:{bp.line}")
+
+
+def test_a_terminal_table_wraps_a_long_place_and_keeps_its_line_number():
+    import io
+
+    from rich.console import Console
+
+    from jupyter_debug_relay.cli.render import Printer
+
+    printer, out = Printer(color=True), io.StringIO()
+    printer._console = Console(file=out, width=60, highlight=False)
+    place = "/srv/" + "deeply/nested/" * 6 + "app.py:42"
+    printer.table(("id", "place", "status"), [(1, place, "verified")], "no breakpoints")
+    first, *wrapped = out.getvalue().splitlines()[1:]  # the row, then the rest of its place cell
+    assert first.split()[0] == "1" and first.split()[-1] == "verified"
+    assert first.split()[1] + "".join(line.strip() for line in wrapped) == place

@@ -254,3 +254,12 @@ def test_a_breakpoint_added_while_nothing_traces_stops(relay, write, where, text
 def line_of_text(path: str, text: str) -> int:
     with open(path) as source:
         return next(k for k, line in enumerate(source, 1) if text in line)
+
+
+def test_a_breakpoint_call_in_the_program_stops_on_its_callers_next_line(relay, write) -> None:
+    app = write("app.py", "def f():\n    x = 41\n    breakpoint()\n    return x + 1  # after\nprint(f())\n")
+    session = relay.launch(app)
+    stop = session.wait_for_stop(30)
+    assert (stop.reason, stop.frame.name, stop.frame.line) == ("breakpoint", "f", line_of_text(app, "# after"))
+    assert session.evaluate("x").value == "41"
+    session.terminate()

@@ -92,7 +92,9 @@ class Printer:
         if self._console is not None:
             from rich.table import Table
 
-            table = Table(*headers, box=None, header_style="bold")
+            table = Table(box=None, header_style="bold")
+            for header in headers:
+                table.add_column(header, overflow="fold")  # a long path wraps: its line number stays in sight
             for row in rows:
                 table.add_row(*(str(cell) for cell in row))
             self._console.print(table)

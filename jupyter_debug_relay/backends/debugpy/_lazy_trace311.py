@@ -317,6 +317,13 @@ def take_debugger(pydevd: object) -> None:
         go_full("a stop")
         return suspend(self, *args, **kwargs)
 
+    settrace = pydevd.settrace
+
+    def settrace_fully(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - pydevd's signature
+        if kwargs.get("suspend", True):  # breakpoint() in the program: a step to its caller's next line, no set_suspend
+            go_full("breakpoint()")
+        return settrace(*args, **kwargs)
+
     def trigger_exception_handler(self, excinfo, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         self.set_additional_thread_info(threading.current_thread()).suspended_at_unhandled = True
         return trigger(self, excinfo, *args, **kwargs)
@@ -332,6 +339,7 @@ def take_debugger(pydevd: object) -> None:
     pydevd.PyDB.on_breakpoints_changed = on_breakpoints_changed
     pydevd.PyDB.patch_threads = threads_start_untraced
     pydevd.PyDB.set_suspend = set_suspend
+    pydevd.settrace = settrace_fully
     pydevd.PyDB.trigger_exception_handler = trigger_exception_handler
     runner = sys.modules.get("_pydevd_bundle.pydevd_runpy")
     if runner is not None:
