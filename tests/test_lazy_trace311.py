@@ -15,10 +15,12 @@ if sys.version_info[:2] == (3, 11):
     from jupyter_debug_relay.backends.debugpy import _lazy_trace311 as lazy
 
 CALLS: list[str] = []
+LINES: list[int | None] = []  # the line of the patched frame while it calls the hook
 
 
 def hook() -> None:
     CALLS.append(sys._getframe(1).f_code.co_name)
+    LINES.append(sys._getframe(1).f_lineno)
 
 
 def signature_kinds(a, b=2, *rest, key, **named):  # noqa: ANN001, ANN002, ANN003, ANN201
@@ -77,6 +79,7 @@ def patched():  # noqa: ANN201
         return function
 
     CALLS.clear()
+    LINES.clear()
     lazy_hook = lazy.breakpoint_code_runs
     lazy.breakpoint_code_runs = hook
     yield patch
@@ -94,6 +97,15 @@ def test_functions_of_every_signature_run_as_before_and_call_the_hook_once(patch
     assert (signature_kinds(1, 3, 4, 5, key=1, z=2), one_line(), closure(2)(3)) == expected
     assert CALLS == ["signature_kinds", "one_line", "closure"]
     assert {f: lines_of(f) for f in before} == before
+
+
+def test_a_frame_paused_in_the_call_is_on_its_def_line(patched) -> None:
+    """A pause can land while the call runs: the debugger then shows the frame, and a frame needs a line."""
+    patched(signature_kinds, [line_of(signature_kinds, "x = a + b")])
+    patched(one_line, lines_of(one_line))
+    signature_kinds(1, key=0)
+    one_line()
+    assert LINES == [signature_kinds.__code__.co_firstlineno, one_line.__code__.co_firstlineno]
 
 
 def test_nested_code_holding_the_line_gets_the_call_and_its_parent_does_not(patched) -> None:

@@ -91,11 +91,12 @@ def _same_place(table: bytes, start: int, end: int, kind: int, units: int) -> by
     return bytes([head]) + table[start + 1:end]
 
 
-def _no_location(units: int) -> bytes:
+def _at_same_place(table: bytes, start: int, end: int, kind: int, units: int) -> bytes:
+    """``_same_place`` for any number of code units (an entry holds 8 at most)."""
     out = bytearray()
     while units:
         chunk = min(units, 8)
-        out.append(0x80 | (15 << 3) | (chunk - 1))
+        out += _same_place(table, start, end, kind, chunk)
         units -= chunk
     return bytes(out)
 
@@ -126,7 +127,9 @@ def insert_call(code: types.CodeType, hook: object) -> types.CodeType:
         else:
             before = at - pos
             lines += bytes([(table[start] & 0xF8) | (before - 1)]) + table[start + 1:end]
-            lines += _no_location(n)
+            # A frame paused in the call has its def's line; the POP_TOP after it has none, so the body's first
+            # line starts a line even on the def's line (``def f(): return 1``).
+            lines += _at_same_place(table, start, end, kind, n - 1) + bytes([0x80 | (15 << 3)])
             if units > before:
                 lines += _same_place(table, start, end, kind, units - before)
             placed = True
