@@ -15,7 +15,7 @@ from ..errors import RelayError
 from ..facade.events import Event
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
-from ..model import Frame, Thread
+from ..model import Breakpoint, Frame, Thread
 from .breakpoints import BreakpointList
 from .evaluate import EvaluateBox
 from .flows import FlowsView
@@ -253,12 +253,14 @@ class DebuggerPanel(widgets.VBox):
         self._evaluate_watches()
 
     def _refresh_breakpoints(self) -> None:
-        self.breakpoints.show(self.relay.breakpoints.list())
-        self._mark_breakpoint_lines()
+        breakpoints = self.relay.breakpoints.list()
+        self._mark_breakpoint_lines(breakpoints)  # the gutter first: whoever sees the new list sees its marks
+        self.breakpoints.show(breakpoints)
 
-    def _mark_breakpoint_lines(self) -> None:
+    def _mark_breakpoint_lines(self, breakpoints: list[Breakpoint] | None = None) -> None:
         path = self.source.path
-        self.source.breakpoint_lines = sorted({bp.line for bp in self.breakpoints.breakpoints
+        known = self.breakpoints.breakpoints if breakpoints is None else breakpoints
+        self.source.breakpoint_lines = sorted({bp.line for bp in known
                                                if bp.kind == "line" and bp.line and _same_file(bp.path, path)})
 
     def _refresh_output(self) -> None:
