@@ -35,8 +35,8 @@ def test_an_output_breakpoint_pauses_a_printing_loop_just_after_the_line(kernel,
     status = kernel.magic("%dbg status")
     assert kernel.run("(_.stop.output_line, _.stop.breakpoint_ids)").text == "('tick 40', [1])", status.text
     assert kernel.magic("%bp list").text == "breakpoint 1 at output matching '^tick 40$' — verified"
-    last = kernel.magic("%dbg output --tail 1").text
-    assert last.startswith("tick ") and int(last.split()[1]) >= 40, last
+    last = kernel.magic("%dbg output --tail 1").text  # a tick, or the warning of a multiple of 7 printed just after
+    assert last.startswith(("tick ", "warning at ")) and int(last.split()[-1]) >= 40, last
 
     assert kernel.magic("%bp output warning at \\d*5$").text.startswith("breakpoint 2 at output matching ")
     stderr_stop = kernel.magic("%dbg continue").text  # stderr is watched too: 105 is the next multiple of 7 ending in 5
