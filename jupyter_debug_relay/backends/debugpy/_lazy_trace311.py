@@ -104,6 +104,12 @@ def on_exec(event: str, args: tuple) -> None:
                 go_full(f"code of {code.co_filename} read elsewhere")
 
 
+def pydevd_threads() -> set:
+    """The idents of pydevd's own threads, which are never traced."""
+    return {t.ident for t in threading.enumerate()
+            if getattr(t, "is_pydev_daemon_thread", False) or getattr(t, "pydev_do_not_trace", False)}
+
+
 def wanted(frame: object) -> bool:
     """Whether a frame of a file holding breakpoints is on this stack."""
     while frame is not None:
@@ -195,8 +201,7 @@ def go_full(why: str) -> None:
         return
     ACTIVE.clear()
     tracing = sys.modules["pydevd_tracing"]
-    skip = {t.ident for t in threading.enumerate()
-            if getattr(t, "is_pydev_daemon_thread", False) or getattr(t, "pydev_do_not_trace", False)}
+    skip = pydevd_threads()
     idents = [ident for ident in sys._current_frames() if ident not in skip]
     threading.settrace(db.trace_dispatch)
     if idents:
@@ -249,8 +254,7 @@ def refresh(db: object) -> None:
 
 def trace_running(db: object) -> None:
     """Turn tracing on in each thread whose stack holds a frame of a file holding breakpoints."""
-    skip = {t.ident for t in threading.enumerate()
-            if getattr(t, "is_pydev_daemon_thread", False) or getattr(t, "pydev_do_not_trace", False)}
+    skip = pydevd_threads()
     for ident, frame in sys._current_frames().items():
         if ident in skip or ident in ACTIVE or not wanted(frame):
             continue
