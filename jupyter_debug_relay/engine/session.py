@@ -298,6 +298,8 @@ class Session(Link, BackendEvents):
         thread_id = thread_id if thread_id is not None else previous.thread_id
         self.stop = None
         self._set_state("running")
+        # before the request: a fast step's stopped event can arrive before the request's answer
+        self.emit("continued", {"thread_id": thread_id, "action": action})
         try:
             await self.backend.resume(action, thread_id)
         except RelayError as exc:
@@ -309,10 +311,9 @@ class Session(Link, BackendEvents):
                 raise
             if self.state == "running" and self._stops == mark:
                 self.stop = previous
+                self._stop_seq = self.manager.bus.publish(self.id, "stopped", as_dict(previous)).seq
                 self._set_state("paused")
             raise
-        if not self.ended and self._stops == mark:
-            self.emit("continued", {"thread_id": thread_id, "action": action})
         return await self.wait_for_stop(timeout, after=mark, thread=thread_id, ends=ends) if wait else None
 
     async def _settle(self, seconds: float) -> None:

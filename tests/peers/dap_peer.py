@@ -3,7 +3,8 @@
 One thread (1) stopped at a breakpoint after ``configurationDone``; ``continue`` runs it to its end.
 ``bad`` maps a response's command, an event's name or a reverse request's command to the body (or
 arguments) sent instead of the right one; ``early`` maps a request's command to events sent before its
-response (as an adapter that verifies a breakpoint before it answers the request that set it).
+response (as an adapter that verifies a breakpoint before it answers the request that set it, or a step
+that stops before its answer; those events then stand instead of the step's own stop).
 Serve it in a test's loop (``await peer.start()``), from a thread (``PeerThread``), or as a process:
 ``python -m tests.peers.dap_peer '{"stopped": {...}}'`` prints its port and serves until killed.
 """
@@ -51,6 +52,7 @@ AT_THE_END = (
     ("exited", {"exitCode": 0}),
     ("terminated", {}),
 )
+EARLY_BY = 0.2  # seconds between a request's early events and its answer
 REVERSE = ("runInTerminal",)  # reverse requests, sent only when a test gives their (bad) arguments
 PUSHED = ("relayStack",)  # events sent just before the first stop, only when a test gives their (bad) body
 
@@ -104,10 +106,15 @@ class DapPeer:
             body = {"breakpoints": [{"id": n, "verified": True, "line": bp.get("line")}
                                     for n, bp in enumerate(arguments.get("breakpoints") or [], 1)]}
         body = self.bad.get(command, body)
-        for name, event in self.early.get(command, []):
-            self._send(writer, {"type": "event", "event": name, "body": event})
-        self._send(writer, {"type": "response", "request_seq": request["seq"], "success": True, "command": command,
-                            "body": body})
+        response = {"type": "response", "request_seq": request["seq"], "success": True, "command": command,
+                    "body": body}
+        if command in self.early:
+            for name, event in self.early[command]:
+                self._send(writer, {"type": "event", "event": name, "body": event})
+            # answered a moment later, while the client may already ask about what those events said
+            asyncio.get_running_loop().call_later(EARLY_BY, self._send, writer, response)
+            return
+        self._send(writer, response)
         if command == "initialize":
             # an adapter that takes no configurationDone runs the target once attached
             self._runs_on = "configurationDone" if isinstance(body, dict) and body.get(
