@@ -107,7 +107,7 @@ def test_a_rogue_racing_three_launches_gets_nothing_run_and_every_launch_stops(r
     asked = {line.split()[1] for line in report if line.startswith("asked")}
     assert asked and asked <= {line.split()[1] for line in report if line.startswith("closed")}, report
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert any("Closed a connection from 127.0.0.1:" in w and "without the launched target's token" in w
+    assert any("Closed a connection from 127.0.0.1:" in w and "without the target's token" in w
                for w in warnings), warnings
 
 

@@ -8,6 +8,7 @@ from .base import Backend, BackendEvents
 from .dap import registry
 from .dap.backend import DapBackend
 from .debugpy.backend import DebugpyBackend
+from .debugpy.by_pid import PydevdPidBackend
 from .debugpy.direct import PydevdDirectBackend
 
 
@@ -18,8 +19,9 @@ def launch(request_timeout: float, *, subprocess: bool, **options: Any):
 
 
 def attach(request_timeout: float, **options: Any):
-    """A running Python process, through debugpy's adapter."""
-    return lambda events: DebugpyBackend(events, request_timeout=request_timeout, **options)
+    """A running Python process: by port through debugpy's adapter, by pid straight to the pydevd injected."""
+    backend = DebugpyBackend if options.get("pid") is None else PydevdPidBackend
+    return lambda events: backend(events, request_timeout=request_timeout, **options)
 
 
 def ez(request_timeout: float, program: str, ez: str, cwd: str | None):

@@ -453,8 +453,8 @@ def monitoring_additions() -> dict:
     return beside("_monitoring_boot").AFTER_IMPORT
 
 
-def main() -> None:
-    settings = json.loads(os.environ.pop(BOOT_VARIABLE, "{}"))
+def add_to_debugger(settings: dict, debugpy_dir: str) -> None:
+    """What the boot adds to pydevd as its modules load: a launch's, and a process's attached by pid."""
     sys.modules[BOOT_MODULE] = sys.modules[__name__]
     if sys.version_info >= (3, 12):
         AFTER_IMPORT.update(monitoring_additions())
@@ -464,8 +464,27 @@ def main() -> None:
                                          lambda name: hidden(name, os.path.normpath(os.path.abspath(debugpy_dir))))
     if settings.get("stack_with_stops"):
         AFTER_IMPORT["_pydevd_bundle.pydevd_net_command_factory_json"] = stack_with_every_stop
-    for name in settings.get("unset", ()):
-        os.environ.pop(name, None)
+    if settings.get("free_children"):
+        free_children()
+
+
+def nodelay_to(port: int) -> None:
+    """Set TCP_NODELAY on the first connection this process makes to ``port`` (pydevd's to the relay)."""
+    original_connect = socket.socket.connect
+
+    def connect(self: socket.socket, address: object) -> None:
+        began = time.time()
+        original_connect(self, address)
+        if isinstance(address, tuple) and len(address) >= 2 and address[1] == port:
+            STARTUP.setdefault("debugger import", began)
+            self.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            socket.socket.connect = original_connect  # type: ignore[method-assign]
+
+    socket.socket.connect = connect  # type: ignore[method-assign]
+
+
+def main() -> None:
+    settings = json.loads(os.environ.pop(BOOT_VARIABLE, "{}"))
     args = sys.argv[1:]
     if args[:2] == ["-X", "frozen_modules=off"]:
         args = args[2:]
@@ -473,21 +492,11 @@ def main() -> None:
         args[0] = settings["debugpy"]
     if settings.get("token"):
         args[1:1] = ["--adapter-access-token", settings["token"]]
-    if settings.get("free_children"):
-        free_children()
     debugpy_dir = args[0]
-    adapter_port = int(args[args.index("--connect") + 1].rpartition(":")[2])
-    original_connect = socket.socket.connect
-
-    def connect(self: socket.socket, address: object) -> None:
-        began = time.time()
-        original_connect(self, address)
-        if isinstance(address, tuple) and len(address) >= 2 and address[1] == adapter_port:
-            STARTUP.setdefault("debugger import", began)
-            self.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            socket.socket.connect = original_connect  # type: ignore[method-assign]
-
-    socket.socket.connect = connect  # type: ignore[method-assign]
+    add_to_debugger(settings, debugpy_dir)
+    for name in settings.get("unset", ()):
+        os.environ.pop(name, None)
+    nodelay_to(int(args[args.index("--connect") + 1].rpartition(":")[2]))
     sys.argv[:] = args
     del sys.path[0]
     report_from_the_program(os.path.normpath(os.path.abspath(debugpy_dir)))
@@ -502,4 +511,5 @@ def main() -> None:
         raise
 
 
-main()
+if __name__ == "__main__":  # a launch runs this file; an attach by pid loads it as a module (_pid_boot.py)
+    main()

@@ -23,6 +23,7 @@ import os
 import secrets
 import socket
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import debugpy
@@ -67,55 +68,65 @@ class PydevdDirectBackend(DebugpyBackend):
             argv.append(self.config["program"])
         return argv + self.target_args
 
+    connect_timeout = CONNECT_TIMEOUT
+
     async def _open(self) -> None:
+        stream = await self._proven_peer(self._start_target)
+        self.channel = DapChannel(stream, self._on_event, self._on_reverse, self._on_close, self.request_timeout)
+        self.channel.start()
+        self.startup.mark("connect")
+
+    async def _start_target(self, port: int, token: str) -> asyncio.Future[RelayError]:
+        """Spawn the target, its pydevd told to connect to ``port`` with ``token``; what ends its chance to."""
+        boot = {**json.loads(self.target_env[BOOT_VARIABLE]), "token": token, "free_children": True,
+                "stack_with_stops": True}
+        env = {**self.target_env, BOOT_VARIABLE: json.dumps(boot)}
+        proc = await self._spawn_target(self._target_argv(port), self.config.get("cwd"), env)
+        self.pid = proc.pid
+
+        async def exited() -> RelayError:
+            code = await proc.wait()
+            return RelayError("adapter_failed", f"The target exited with code {code} before debugpy connected "
+                              "to the relay.", "Its output says why: session.output() or `%debug_session output`.",
+                              {"exit_code": code})
+
+        return asyncio.ensure_future(exited())
+
+    async def _proven_peer(self, start: Callable[[int, str], Awaitable[asyncio.Future[RelayError]]]) -> ByteStream:
+        """Listen on 127.0.0.1, have ``start(port, token)`` start the target; its pydevd's connection once it
+        answers ``pydevdAuthorize`` with the token (any other is turned away), or why it never came."""
         loop = asyncio.get_running_loop()
         proven: asyncio.Future[ByteStream] = loop.create_future()
         token = secrets.token_hex(32)
-        deadline = loop.time() + CONNECT_TIMEOUT
+        deadline = loop.time() + self.connect_timeout
         checks: set[asyncio.Task[None]] = set()
 
         def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             peer = ByteStream(reader, writer, "pydevd")
             if proven.done():
-                _turn_away(peer, "after the launched target's")  # one debuggee per session
+                _turn_away(peer, "after the target's")  # one debuggee per session
                 return
             check = loop.create_task(_prove(peer, token, proven, deadline - loop.time()))
             checks.add(check)
             check.add_done_callback(checks.discard)
 
         server = await asyncio.start_server(on_connect, "127.0.0.1", 0, limit=1 << 20)
+        gone: asyncio.Future[RelayError] | None = None
         try:
-            port = server.sockets[0].getsockname()[1]
-            boot = {**json.loads(self.target_env[BOOT_VARIABLE]), "token": token, "free_children": True,
-                    "stack_with_stops": True}
-            env = {**self.target_env, BOOT_VARIABLE: json.dumps(boot)}
-            proc = await self._spawn_target(self._target_argv(port), self.config.get("cwd"), env)
-            self.pid = proc.pid
-            stream = await self._await_connection(proven, proc)
+            gone = await start(server.sockets[0].getsockname()[1], token)
+            await asyncio.wait({proven, gone}, timeout=max(deadline - loop.time(), 0.1),
+                               return_when=asyncio.FIRST_COMPLETED)
         finally:
             server.close()
             for check in list(checks):
                 check.cancel()
-        self.channel = DapChannel(stream, self._on_event, self._on_reverse, self._on_close, self.request_timeout)
-        self.channel.start()
-        self.startup.mark("connect")
-
-    async def _await_connection(self, proven: asyncio.Future[ByteStream],
-                                proc: asyncio.subprocess.Process) -> ByteStream:
-        """The target's proven pydevd connection, or why the target ended (or hung) before making it."""
-        exited = asyncio.ensure_future(proc.wait())
-        try:
-            await asyncio.wait({proven, exited}, timeout=CONNECT_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            exited.cancel()
+            if gone is not None and not gone.done():
+                gone.cancel()
         if proven.done():
             return proven.result()
-        if proc.returncode is not None:
-            raise RelayError("adapter_failed", f"The target exited with code {proc.returncode} before debugpy "
-                             "connected to the relay.",
-                             "Its output says why: session.output() or `%debug_session output`.",
-                             {"exit_code": proc.returncode})
-        raise RelayError("timeout", f"The target's debugpy did not connect within {CONNECT_TIMEOUT:g} s.")
+        if gone.done() and not gone.cancelled():
+            raise gone.result()
+        raise RelayError("timeout", f"The target's debugpy did not connect within {self.connect_timeout:g} s.")
 
     def _event_relayStartup(self, body: dict[str, Any]) -> None:
         """The boot's word of when the target's own phases ended (interpreter start, debugger import)."""
@@ -159,14 +170,14 @@ class PydevdDirectBackend(DebugpyBackend):
 
 
 async def _prove(peer: ByteStream, token: str, proven: asyncio.Future[ByteStream], within: float) -> None:
-    """Hand ``peer`` on once it answers ``pydevdAuthorize`` with the launched target's token; turn it away if not."""
+    """Hand ``peer`` on once it answers ``pydevdAuthorize`` with the target's token; turn it away if not."""
     ok = False
     try:
         ok = await asyncio.wait_for(_authorized(peer, token), max(within, 0.1))
     except (RelayError, OSError, asyncio.TimeoutError):
         pass
     except asyncio.CancelledError:  # the session opened with another connection, or gave up
-        _turn_away(peer, "without the launched target's token")
+        _turn_away(peer, "without the target's token")
         raise
     if ok and not proven.done():
         sock = peer.writer.get_extra_info("socket")
@@ -174,7 +185,7 @@ async def _prove(peer: ByteStream, token: str, proven: asyncio.Future[ByteStream
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         proven.set_result(peer)
     else:
-        _turn_away(peer, "after the launched target's" if ok else "without the launched target's token")
+        _turn_away(peer, "after the target's" if ok else "without the target's token")
 
 
 async def _authorized(peer: ByteStream, token: str) -> bool:
