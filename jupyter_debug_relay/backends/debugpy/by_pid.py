@@ -56,7 +56,7 @@ def runs_python(pid: int) -> bool:
             names = {os.path.basename(line.split(None, 5)[-1].strip()) for line in maps if "/" in line}
     except OSError:
         return True  # no /proc to look in: the injection will tell
-    return any(name.startswith(("python", "libpython")) for name in names)
+    return not names or any(name.startswith(("python", "libpython")) for name in names)  # none: still in exec
 
 
 class PydevdPidBackend(PydevdDirectBackend):
