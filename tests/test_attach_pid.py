@@ -228,3 +228,21 @@ def test_attach_to_a_process_without_python_says_so(relay):
     finally:
         os.killpg(sleeper.pid, 9)
         sleeper.wait(5)
+
+
+@needs_gdb
+def test_attach_to_a_process_gdb_may_not_trace_fails_with_gdbs_reason(relay, write):
+    service = write("service.py", SERVICE)
+    with Running(sys.executable, service) as target:
+        holder = subprocess.Popen([sys.executable, "-c", "import ctypes, sys, time; "  # traced already: gdb may not
+                                   f"print(ctypes.CDLL(None).ptrace(0x4206, {target.pid}, 0, 0), flush=True); "
+                                   "time.sleep(60)"], stdout=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            assert holder.stdout.readline().strip() == "0"  # PTRACE_SEIZE: it holds the process, running
+            with pytest.raises(RelayError) as info:
+                relay.attach(pid=target.pid)
+        finally:
+            os.killpg(holder.pid, 9)
+            holder.wait(5)
+        assert info.value.code == "connection_failed" and "Operation not permitted" in info.value.message
+        assert target.poll() is None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -32,6 +33,7 @@ from .direct import PydevdDirectBackend
 PID_BOOT = os.path.join(os.path.dirname(__file__), "_pid_boot.py")
 INJECT_TIMEOUT = 60.0  # gdb reads the symbols of every library the process loaded: seconds on a big one
 CONNECTED_AFTER = 5.0  # once gdb is done, pydevd has connected (the injected line ran); the proof follows
+NOT_GDB = ("Running:", "PYDEVD_GDB", "Traceback", "subprocess.CalledProcessError")  # the injector's own lines
 INJECTOR = ("import sys; sys.path.insert(0, sys.argv[1]); import add_code_to_python_process as a; "
             "a.run_python_code(int(sys.argv[2]), sys.argv[3], connect_debugger_tracing=True)")
 
@@ -116,9 +118,10 @@ class PydevdPidBackend(PydevdDirectBackend):
         finally:
             await process.reap(injector)
             shutil.rmtree(folder, ignore_errors=True)
-        said = [line.strip() for line in (out + err).decode(errors="replace").splitlines()
-                if line.strip() and not line.startswith(("Running:", "PYDEVD_GDB"))]
-        return injector.returncode, "; ".join(said[-3:]) or f"gdb ended with code {injector.returncode}"
+        said = [line.strip() for line in (out + err).decode(errors="replace").splitlines()  # gdb's, not Python's
+                if line.strip() and not line[0].isspace() and not line.startswith(NOT_GDB)]
+        telling = [line for line in said if re.search(r"trace|permi|error|cannot|couldn't|unable", line, re.I)]
+        return injector.returncode, "; ".join((telling or said[-2:])[:2]) or f"gdb's exit code {injector.returncode}"
 
     async def _not_connected(self, injection: asyncio.Future[tuple[int | None, str]]) -> RelayError:
         """Once the injection is over and a moment has passed: why the target's pydevd did not connect."""
