@@ -82,7 +82,8 @@ def attached_hot(relay: Relay, python: str, hot: str, folder: str) -> float:
     go = os.path.join(folder, "go")
     if os.path.exists(go):
         os.remove(go)
-    target = subprocess.Popen([python, hot, go], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    target = subprocess.Popen([python, hot, go], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              start_new_session=True)
     try:
         session = relay.attach(pid=target.pid)
         open(go, "w").close()
