@@ -246,3 +246,24 @@ def test_attach_to_a_process_gdb_may_not_trace_fails_with_gdbs_reason(relay, wri
             holder.wait(5)
         assert info.value.code == "connection_failed" and "Operation not permitted" in info.value.message
         assert target.poll() is None
+
+
+@needs_gdb
+def test_the_magics_attach_by_pid_stop_inspect_detach_and_say_what_is_not_python(kernel, write):
+    service = write("service.py", SERVICE)
+    sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        refused = kernel.magic(f"%dbg attach --pid {sleeper.pid}").text
+    finally:
+        os.killpg(sleeper.pid, 9)
+        sleeper.wait(5)
+    assert refused.startswith(f"error connection_failed: Process {sleeper.pid} is not running Python"), refused
+    assert len(refused.splitlines()) == 1 and " Hint: " in refused
+    with Running(sys.executable, service) as target:
+        assert kernel.magic(f"%dbg attach --pid {target.pid} --name bypid").text == "bypid: running"
+        kernel.magic(f"%bp service.py:{line_of(service, '# work')}")
+        assert kernel.magic("%dbg wait --timeout 30").text.startswith("paused at service.py:3 in work()")
+        assert kernel.magic("%dbg eval n == counter").text == "True"
+        assert kernel.magic("%bp clear").text == "removed 1 breakpoint"
+        assert kernel.magic("%dbg detach").text == "detached from bypid; the target keeps running"
+        assert target.poll() is None
