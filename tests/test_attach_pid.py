@@ -13,6 +13,7 @@ import pytest
 from conftest import line_of
 
 from jupyter_debug_relay import RelayError
+from jupyter_debug_relay.backends.debugpy import lending
 from tests import targets
 
 
@@ -211,6 +212,26 @@ def test_a_rogue_at_the_listener_of_an_attach_by_pid_is_refused_and_sees_no_secr
     commands = [line for line in report if line.startswith("command")]
     assert any("DoAttach" in line for line in commands), report  # it saw gdb's command line
     assert not any(re.search(r"[0-9a-f]{64}", line) for line in commands), commands  # and no token on it
+
+
+@needs_gdb
+@pytest.mark.skipif(targets.newest_monitoring() is None, reason=f"no Python 3.12+ found ({targets.WHERE})")
+def test_a_process_of_a_venv_with_debugpy_of_the_relays_version_is_given_its_own(relay, write, tmp_path):
+    python = targets.newest_monitoring()
+    copy = targets.prepared(python)
+    venv = tmp_path / "venv"
+    subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = next((venv / "lib").glob("python3.*")) / "site-packages"
+    (site / "debugpy").symlink_to(copy)
+    (site / f"debugpy-{lending.VERSION}.dist-info").mkdir()
+    service = write("service.py", SERVICE)
+    with Running(str(venv / "bin" / "python"), service) as target:  # /proc/PID/exe names the base interpreter
+        session = relay.attach(pid=target.pid)
+        relay.breakpoints.add(service, line_of(service, "# work"))
+        session.wait_for_stop(30)
+        pydevd = session.evaluate("__import__('sys').modules['pydevd'].__file__").value.strip("'")
+        assert pydevd.startswith(str(site / "debugpy") + os.sep), pydevd
+        session.terminate()
 
 
 def test_attach_to_a_pid_that_does_not_exist_fails_at_once(relay):

@@ -11,8 +11,9 @@ version, it runs its pure-Python parts, several times slower between stops. So a
   pip at the first launch on that version. Until the copy is there (or when pip cannot get
   it: offline), the target runs the kernel's, and the session says so once on its console.
 
-A process attached by pid runs the debugpy its adapter injects: the adapter of the folder chosen
-likewise for the Python its executable is (the kernel's when that is no Python the probe can run).
+A process attached by pid is given the debugpy of the folder chosen likewise for the Python it runs: the
+path it was started by when that leads to its executable (a virtualenv's ``bin/python``), else its
+executable (the kernel's when that is no Python the probe can run).
 
 debugpy releases from 1.8.22 on have no wheels for Python 3.8 and 3.9: those targets run the
 kernel's debugpy in pure Python.
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 import debugpy
 
 from ...errors import RelayError
+from ...transports import procfs
 from . import interpreter as interpreters
 from .interpreter import Interpreter
 
@@ -96,10 +98,27 @@ def choose(interpreter: Interpreter) -> Loan:
                 "runs the kernel's debugpy in pure Python, slower between stops.\n")
 
 
+def started_as(pid: int, executable: str) -> str:
+    """The path process ``pid`` was started by (a virtualenv's ``bin/python``, whose own debugpy counts) when it is
+    ``executable`` (``/proc/PID/exe`` names the interpreter the link leads to); else ``executable``."""
+    argv0 = procfs.read_bytes(f"/proc/{pid}/cmdline").split(b"\0")[0].decode(errors="replace")
+    if not argv0:
+        return executable
+    if os.sep in argv0:
+        try:
+            path = os.path.join(os.readlink(f"/proc/{pid}/cwd"), argv0)
+        except OSError:
+            return executable
+    else:  # found on the process's PATH
+        variables = dict(v.partition(b"=")[::2] for v in procfs.read_bytes(f"/proc/{pid}/environ").split(b"\0"))
+        path = shutil.which(argv0, path=variables.get(b"PATH", b"").decode(errors="replace")) or ""
+    return path if path and os.path.realpath(path) == os.path.realpath(executable) else executable
+
+
 async def for_process(pid: int) -> Loan:
-    """The debugpy to inject into process ``pid``, chosen for the Python its executable is."""
+    """The debugpy to inject into process ``pid``, chosen for the Python it runs (its virtualenv's, if any)."""
     try:
-        executable = os.readlink(f"/proc/{pid}/exe")
+        executable = started_as(pid, os.readlink(f"/proc/{pid}/exe"))
         found = await interpreters.probe(executable) if os.path.isfile(executable) else None
     except (OSError, RelayError):  # no /proc, not ours, or not a Python run as a program (embedded)
         found = None
