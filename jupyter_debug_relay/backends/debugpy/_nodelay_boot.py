@@ -74,6 +74,7 @@ RESOLVING: dict = {"variable": None, "since": 0.0, "told": None}  # the value wh
 STARTUP = {"interpreter start": time.time()}  # phase -> when it ended (wall clock, the relay's too)
 TRACE_ALL = "JUPYTER_DEBUG_RELAY_TRACE_ALL"  # in a 3.11 target's environment: every call traced from the start
 CODE_HOOKS: list = []  # each gets a module's code as it is read, and returns the code to run
+AROUND_IMPORT: dict = {}  # module -> what runs its code, given the function that runs it
 
 
 def stop_debugging() -> None:
@@ -410,7 +411,7 @@ def watch_loads() -> None:
     read, run = SourceLoader.get_code, _LoaderBasics.exec_module
 
     def exec_module(self, module):  # noqa: ANN001, ANN202 - importlib's own signature
-        run(self, module)
+        AROUND_IMPORT.pop(module.__name__, lambda run_it: run_it())(lambda: run(self, module))
         then = AFTER_IMPORT.pop(module.__name__, None)
         if then is not None:
             try:
@@ -468,7 +469,7 @@ def add_to_debugger(settings: dict, debugpy_dir: str) -> None:
         free_children()
 
 
-def nodelay_to(port: int) -> None:
+def nodelay_to(port: int, connected=lambda: None) -> None:  # noqa: ANN001 - called once connected
     """Set TCP_NODELAY on the first connection this process makes to ``port`` (pydevd's to the relay)."""
     original_connect = socket.socket.connect
 
@@ -477,6 +478,7 @@ def nodelay_to(port: int) -> None:
         original_connect(self, address)
         if isinstance(address, tuple) and len(address) >= 2 and address[1] == port:
             STARTUP.setdefault("debugger import", began)
+            connected()
             self.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             socket.socket.connect = original_connect  # type: ignore[method-assign]
 
@@ -493,10 +495,12 @@ def main() -> None:
     if settings.get("token"):
         args[1:1] = ["--adapter-access-token", settings["token"]]
     debugpy_dir = args[0]
+    deferred = beside("_deferred_imports")  # the standard modules debugpy imports but a launch never uses wait
+    deferred.defer(AROUND_IMPORT)  # for their first use, until pydevd connects
     add_to_debugger(settings, debugpy_dir)
     for name in settings.get("unset", ()):
         os.environ.pop(name, None)
-    nodelay_to(int(args[args.index("--connect") + 1].rpartition(":")[2]))
+    nodelay_to(int(args[args.index("--connect") + 1].rpartition(":")[2]), deferred.stop_deferring)
     sys.argv[:] = args
     del sys.path[0]
     report_from_the_program(os.path.normpath(os.path.abspath(debugpy_dir)))

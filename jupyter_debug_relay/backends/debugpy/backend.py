@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 MONITORING_BOOT = os.path.join(os.path.dirname(__file__), "_monitoring_boot.py")  # loaded by the boot on 3.12+
+DEFERRED_BOOT = os.path.join(os.path.dirname(__file__), "_deferred_imports.py")  # loaded by the boot
 LAZY_BOOT = [os.path.join(os.path.dirname(__file__), name) for name in ("_lazy_trace311.py", "_code311.py")]  # 3.11
 LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
 LAUNCHER_DIR = os.path.realpath(os.path.dirname(debugpy.launcher.__file__))  # what our adapter's runInTerminal runs
@@ -177,7 +178,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
                 "cwd": os.path.abspath(cwd or os.getcwd()),
                 "env": self.launch_env,
                 "stopOnEntry": stop_on_entry,
-                "rules": [{"path": boot, "include": False} for boot in (NODELAY_BOOT, MONITORING_BOOT, *LAZY_BOOT)],
+                "rules": [{"path": boot, "include": False}
+                          for boot in (NODELAY_BOOT, MONITORING_BOOT, DEFERRED_BOOT, *LAZY_BOOT)],
             }
             if module:
                 config["module"] = module
