@@ -75,3 +75,61 @@ def test_a_target_killed_by_a_signal_ends_as_a_plain_run_does(relay, write):
     with pytest.raises(RelayError):
         session.wait_for_stop(30)
     assert plain == session.exit_code == -signal.SIGTERM
+
+
+DEBUGGER_IMPORTS = """
+import json, sys, threading
+
+NAMES = ["calendar", "email.parser", "importlib.metadata", "ipaddress", "mimetypes", "pickle", "random", "shutil",
+         "ssl", "subprocess", "textwrap", "xml.parsers.expat"]
+
+
+def use(results, i):
+    import calendar, email.parser, importlib.metadata, ipaddress, mimetypes, pickle, random, shutil, ssl
+    import subprocess, textwrap
+    from xml.parsers import expat
+    results[i] = [ssl.PROTOCOL_TLS_CLIENT.name, email.parser.Parser().parsestr("A: b\\n\\n")["A"],
+                  pickle.loads(pickle.dumps(i)), subprocess.list2cmdline(["a b", "c"]), calendar.isleap(2024),
+                  str(ipaddress.ip_address("127.0.0.1")), mimetypes.guess_type("x.html")[0],
+                  random.Random(i).random(), textwrap.shorten("one two three", 9), shutil.which("sh") is not None,
+                  importlib.metadata.PackageNotFoundError.__name__, expat.ParserCreate() is not None]
+
+
+results = {}
+threads = [threading.Thread(target=use, args=(results, i)) for i in range(8)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(json.dumps({"results": [results[i] for i in range(8)],
+                  "modules": {name: type(sys.modules[name]).__name__ for name in NAMES}}))
+"""
+
+
+@pytest.mark.every_target
+def test_modules_the_debugger_imported_unrun_work_when_the_programs_threads_first_use_them(
+        relay, write, target_python):
+    app = write("imports.py", DEBUGGER_IMPORTS)
+    plain_run = subprocess.run([target_python or sys.executable, app], capture_output=True, text=True, check=True)
+    session = relay.launch(app)
+    with pytest.raises(RelayError):
+        session.wait_for_stop(60)
+    shown = "".join(c.text for c in session.output().chunks if c.category == "stdout")
+    assert json.loads(shown) == json.loads(plain_run.stdout)
+    assert set(json.loads(shown)["modules"].values()) == {"module"}
+    assert session.exit_code == 0
+
+
+@pytest.mark.every_target
+def test_a_step_into_a_library_call_that_first_runs_a_module_the_debugger_left_unrun_lands_in_the_program(
+        relay, write):
+    app = write("headers.py", "import http.client, io\n"
+                              "headers = http.client.parse_headers(io.BytesIO(b'Name: value\\r\\n\\r\\n'))\n"
+                              "print(headers['Name'])\n")
+    relay.breakpoints.add(app, 2)
+    session = relay.launch(app)
+    assert session.wait_for_stop(30).frame.line == 2
+    stop = session.step_in()
+    assert (stop.frame.path, stop.frame.line) == (app, 3)
+    session.continue_()
+    assert "value" in session.output().text
