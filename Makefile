@@ -48,6 +48,7 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
 	$(BIN)/python bench/target_versions.py
+	$(BIN)/python bench/launch_cost.py
 	$(BIN)/python bench/backends_bench.py
 	$(BIN)/python bench/kernel_bench.py
 	$(BIN)/python bench/server_bench.py

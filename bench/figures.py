@@ -151,6 +151,34 @@ def target_versions(results: dict[str, Any]) -> str:
 
 
 
+LAUNCH_ROWS = (  # key in a launch_cost run, its title
+    ("pass", "`python -c pass`, CPU"), ("pass_frozen_off", "`python -X frozen_modules=off -c pass`, CPU"),
+    ("debugpy_import", "`import debugpy.server` (the lent copy) alone, CPU"),
+    ("launch_cpu", "**a launch by the relay: the target's CPU to its first stop and end**"),
+    ("relay_cpu", "the relay's own CPU to the stop"), ("launch_wall", "launch to the first stop, wall clock"),
+    ("interpreter start", "phase: spawn to the boot's first line, wall"),
+    ("debugger import", "phase: debugpy's import, wall"), ("breakpoints", "phase: breakpoints set, wall"),
+    ("run to first stop", "phase: configuration done to the stop, wall"))
+
+
+def launch_cost(results: dict[str, Any]) -> str:
+    """What a launch costs per target Python (``bench/launch_cost.py``), with the boot of an older commit beside."""
+    part = results["launch_cost"]
+    pythons = [name for name in part if name[0].isdigit()]
+    before = part.get("before")
+    columns = [(python, prefix) for python in pythons for prefix in (("before ", "") if before else ("",))]
+    lines = ["| median, ms | " + " | ".join(f"{python}{f' ({before} boot)' if prefix else ''}"
+                                           for python, prefix in columns) + " |", "|---|" + "---:|" * len(columns)]
+    for key, title in LAUNCH_ROWS:
+        cells = [part[python].get(prefix + key) or (part[python].get(key) if prefix else None)
+                 for python, prefix in columns]
+        lines.append(f"| {title} | " + " | ".join(_ms(c["median"]) if c else "–" for c in cells) + " |")
+    n = part[pythons[0]]["launch_cpu"]["n"]
+    return ("\n".join(lines) + f"\n\n`{part['command']}`: {n} rounds, each launch of each boot in turn, on "
+            f"{_machine(part)}, shared with other work (CPU times are the figures to read); `make docs` writes this "
+            "table from `bench/results.json`.\n")
+
+
 def _ray_source(run: dict[str, Any]) -> str:
     machine = run["machine"]
     return (f"Measured by `python bench/ray_bench.py` (in `make bench`) on {machine['date']} (interpreter "
@@ -193,6 +221,7 @@ def ray(results: dict[str, Any]) -> str:
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "performance.md": performance}
 NAMED: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {  # block name -> the bench it shows, its figures
     "suites": ("suites", suites), "target-versions": ("target_versions", target_versions),
+    "launch-cost": ("launch_cost", launch_cost),
     "ray": ("ray", ray), "ray_join": ("ray", ray_join)}
 
 
