@@ -39,6 +39,10 @@ class DeferredModule(types.ModuleType):
                     RUNNING.add(self)
                     try:
                         loader.exec_module(self)
+                    except BaseException:  # a module whose code fails is not left imported, as after a failed import
+                        if sys.modules.get(loader.name) is self:
+                            del sys.modules[loader.name]
+                        raise
                     finally:
                         del WAITING[self]
                         RUNNING.discard(self)
