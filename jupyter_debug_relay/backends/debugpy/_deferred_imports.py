@@ -79,11 +79,19 @@ class DeferringFinder:
         return spec
 
 
+def fresh_locks() -> None:
+    """In a forked child: locks of its own (a thread of the parent may have held one as it forked, and is gone)."""
+    RUNNING.clear()
+    for module, (loader, _) in list(WAITING.items()):
+        WAITING[module] = (loader, threading.RLock())
+
+
 def defer(around_import: dict) -> None:
     """From now on, the modules of ``DEFERRED`` run at their first use; ``around_import`` (the boot's) gets
     ``AROUND_IMPORT``."""
     around_import.update(AROUND_IMPORT)
     sys.meta_path.insert(0, DeferringFinder)
+    os.register_at_fork(after_in_child=fresh_locks)
 
 
 def stop_deferring() -> None:
