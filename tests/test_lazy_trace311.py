@@ -99,6 +99,18 @@ def test_functions_of_every_signature_run_as_before_and_call_the_hook_once(patch
     assert {f: lines_of(f) for f in before} == before
 
 
+def test_a_thread_already_traced_skips_the_call(patched) -> None:
+    """Tracing on (pydevd's, for a hot function or after a stop): the call would only cost a frame per call."""
+    patched(signature_kinds, [line_of(signature_kinds, "x = a + b")])
+    expected = signature_kinds(1, key=0)
+    sys.settrace(lambda frame, event, arg: None)
+    try:
+        traced = signature_kinds(1, key=0)
+    finally:
+        sys.settrace(None)
+    assert traced == expected and CALLS == ["signature_kinds"]
+
+
 def test_a_frame_paused_in_the_call_is_on_its_def_line(patched) -> None:
     """A pause can land while the call runs: the debugger then shows the frame, and a frame needs a line."""
     patched(signature_kinds, [line_of(signature_kinds, "x = a + b")])
@@ -167,6 +179,7 @@ def test_tracing_turned_on_by_the_call_sees_every_line_of_the_body(patched) -> N
         patched(one_line, lines_of(one_line))
         patched(signature_kinds, [line_of(signature_kinds, "x = a + b")])
         one_line()
+        sys.settrace(None)  # a thread already traced skips the call
         signature_kinds(0, key=0)
     finally:
         sys.settrace(None)

@@ -2,6 +2,7 @@
 as they were (``insert_call``). Used by ``_lazy_trace311.py``, beside this file, for the code that holds a
 breakpoint."""
 
+import sys
 import types
 from dis import _inline_cache_entries, opmap
 
@@ -101,23 +102,33 @@ def _at_same_place(table: bytes, start: int, end: int, kind: int, units: int) ->
     return bytes(out)
 
 
+def _load_const(index: int) -> bytes:
+    load = bytes([opmap["LOAD_CONST"], index & 0xFF])
+    return bytes([opmap["EXTENDED_ARG"], index >> 8]) + load if index > 0xFF else load
+
+
+def _call_const(index: int) -> bytes:
+    """Call the constant ``index`` with no arguments, its result on the stack."""
+    return (bytes([opmap["PUSH_NULL"], 0]) + _load_const(index)
+            + bytes([opmap["PRECALL"], 0]) + bytes(2 * _inline_cache_entries[opmap["PRECALL"]])
+            + bytes([opmap["CALL"], 0]) + bytes(2 * _inline_cache_entries[opmap["CALL"]]))
+
+
 def insert_call(code: types.CodeType, hook: object) -> types.CodeType:
-    """``code`` calling ``hook()`` right after its first ``RESUME``; its lines, jumps and handlers as they were."""
+    """``code`` calling ``hook()`` right after its first ``RESUME`` when ``sys.gettrace()`` is None (a traced
+    thread skips the call, in C); its lines, jumps and handlers as they were."""
     raw = code.co_code
     resume = next((k for k in range(0, len(raw), 2) if raw[k] == opmap["RESUME"]), None)
     if resume is None:
         raise Unsafe(code.co_name)
     at = resume // 2 + 1
     const = len(code.co_consts)
-    if const > 0xFFFF:
+    if const + 1 > 0xFFFF:
         raise Unsafe(code.co_name)
-    load = bytes([opmap["LOAD_CONST"], const & 0xFF])
-    if const > 0xFF:
-        load = bytes([opmap["EXTENDED_ARG"], const >> 8]) + load
-    prefix = (bytes([opmap["PUSH_NULL"], 0]) + load
-              + bytes([opmap["PRECALL"], 0]) + bytes(2 * _inline_cache_entries[opmap["PRECALL"]])
-              + bytes([opmap["CALL"], 0]) + bytes(2 * _inline_cache_entries[opmap["CALL"]])
-              + bytes([opmap["POP_TOP"], 0]))
+    call = _call_const(const) + bytes([opmap["POP_TOP"], 0])
+    # the jump lands on the NOP: it has no line, so the body's first instruction starts a line when traced
+    prefix = (_call_const(const + 1) + bytes([opmap["POP_JUMP_FORWARD_IF_NOT_NONE"], len(call) // 2])
+              + call + bytes([opmap["NOP"], 0]))
     n = len(prefix) // 2
     table, lines, pos = code.co_linetable, bytearray(), 0
     placed = False
@@ -127,7 +138,7 @@ def insert_call(code: types.CodeType, hook: object) -> types.CodeType:
         else:
             before = at - pos
             lines += bytes([(table[start] & 0xF8) | (before - 1)]) + table[start + 1:end]
-            # A frame paused in the call has its def's line; the POP_TOP after it has none, so the body's first
+            # A frame paused in the call has its def's line; the NOP after it has none, so the body's first
             # line starts a line even on the def's line (``def f(): return 1``).
             lines += _at_same_place(table, start, end, kind, n - 1) + bytes([0x80 | (15 << 3)])
             if units > before:
@@ -136,6 +147,6 @@ def insert_call(code: types.CodeType, hook: object) -> types.CodeType:
         pos += units
     if not placed:
         raise Unsafe(code.co_name)
-    return code.replace(co_code=raw[:at * 2] + prefix + raw[at * 2:], co_consts=code.co_consts + (hook,),
+    return code.replace(co_code=raw[:at * 2] + prefix + raw[at * 2:], co_consts=code.co_consts + (hook, sys.gettrace),
                         co_linetable=bytes(lines), co_stacksize=max(code.co_stacksize, 2),
                         co_exceptiontable=shift_exception_table(code.co_exceptiontable, at, n))
