@@ -10,11 +10,14 @@ functions already loaded when breakpoints change. That call turns pydevd's traci
 thread and hands pydevd the frame; the thread drops tracing again when the frame that turned it on
 returns (after ``STAY_ON_AFTER`` times, a thread that keeps calling such code keeps pydevd's tracing).
 
-What cannot be made lazy turns pydevd's full tracing on for good (``go_full``), as it was:
-any stop (a breakpoint hit, a step, a pause, an exception), function breakpoints, exception
-modes that look at caught exceptions, plugin breakpoints, a breakpoint's line inside a
-generator or coroutine (whose resumes skip the code's start), and code of a file holding
-breakpoints that runs without having passed here (an ``exec`` audit event tells). An exception
+A stop (a breakpoint hit, a step, a pause, an exception) turns pydevd's full tracing on
+(``go_full``), as it was, until a ``continue`` leaves no thread stopped or stepping
+(``go_lazy``): then threads drop tracing again, except those running the code of a breakpoint's
+file, which keep it until they leave that code. What cannot be made lazy keeps full tracing on
+while it lasts (function breakpoints, exception modes that look at caught exceptions, plugin
+breakpoints) or for good: a breakpoint's line inside a generator or coroutine (whose resumes skip
+the code's start), and code of a file holding breakpoints that runs without having passed here
+(an ``exec`` audit event tells). An exception
 that no code catches is stopped on from ``sys.excepthook`` and ``threading.excepthook``. A forked child
 leaves pydevd as it was (the boot then frees it, or pydevd follows it).
 """
@@ -41,7 +44,7 @@ Unsafe, insert_call = _code311.Unsafe, _code311.insert_call
 
 CALL_ONLY_AT_START = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 REAL_SETTRACE = sys.settrace
-STATE: dict = {"full": False, "why": None, "db": None}
+STATE: dict = {"full": False, "why": None, "db": None, "for_good": False}  # full: every thread traces now
 HOT: dict = {}  # canonical file -> frozenset of its breakpoints' lines
 HOT_NAMES: set = set()  # co_filename of code seen in a file of HOT
 CANONICAL: dict = {}  # co_filename -> pydevd's canonical path
@@ -52,6 +55,7 @@ TURNED_ON: dict = {}  # thread ident -> how many times a breakpoint's code turne
 STAY_ON_AFTER = 1000  # past this, turning tracing on and off costs more than pydevd's tracing: it stays on
 STAY_ON: set = set()  # threads traced by pydevd as without this module
 ACTIVE: dict = {}  # ident of a thread tracing now -> the tracer of the frame whose return ends it
+STOPPED = 2  # pydevd_constants.STATE_SUSPEND: a thread's state while it is stopped
 
 
 def patch_tree(code: types.CodeType, lines: frozenset) -> types.CodeType:
@@ -81,7 +85,7 @@ def canonical(filename: str) -> str:
 
 def on_code(code: object) -> object:
     """A module's code as it is read: with the call where it holds a breakpoint's line."""
-    if not HOT or STATE["full"] or not isinstance(code, types.CodeType):
+    if not HOT or STATE["for_good"] or not isinstance(code, types.CodeType):
         return code
     lines = HOT.get(canonical(code.co_filename))
     if lines is not None:
@@ -97,7 +101,7 @@ def on_code(code: object) -> object:
 
 def on_exec(event: str, args: tuple) -> None:
     """Audit hook: code of a file holding breakpoints that runs without having passed ``on_code``."""
-    if event == "exec" and HOT and not STATE["full"]:
+    if event == "exec" and HOT and not STATE["for_good"]:
         code = args[0]
         if isinstance(code, types.CodeType) and code not in OURS and code not in ORIGINAL:
             if canonical(code.co_filename) in HOT:
@@ -120,12 +124,13 @@ def wanted(frame: object) -> bool:
 
 
 class UntilReturn:
-    """The frame tracer of the outermost frame that turned tracing on: pydevd's, and at its return, tracing off."""
+    """The frame tracer of the outermost frame that turned tracing on: pydevd's, and at its return, tracing off
+    (``left``: put on the frame below it, tracing goes off at that frame's first event, once the code was left)."""
 
-    __slots__ = ("ident", "local", "natively")
+    __slots__ = ("ident", "left", "local", "natively")
 
-    def __init__(self, local: object, ident: int, natively: bool) -> None:
-        self.local, self.ident, self.natively = local, ident, natively
+    def __init__(self, local: object, ident: int, natively: bool, left: bool = False) -> None:
+        self.local, self.ident, self.natively, self.left = local, ident, natively, left
 
     def trace(self, trace: object) -> None:
         """Install ``trace`` for the thread: pydevd's C trampoline for a long frame (one slow call to set, faster
@@ -140,10 +145,26 @@ class UntilReturn:
         if local is not None:
             local = local(frame, event, arg)
             self.local = local if callable(local) else None
-        if event == "return" and not STATE["full"] and ACTIVE.get(self.ident) is self:
+        if (self.left or event == "return") and not STATE["full"] and ACTIVE.get(self.ident) is self:
             del ACTIVE[self.ident]
-            REAL_SETTRACE(None)
+            if stepping(self.ident):  # a step began while no stop had turned full tracing on: it needs tracing
+                go_full("a step", for_good=False)
+            else:
+                REAL_SETTRACE(None)
         return self
+
+
+def drop_tracing(frame, event, arg):  # noqa: ANN001, ANN201 - a trace function's signature
+    """The trace function ``go_lazy`` gives another thread: at its next call, that thread stops tracing."""
+    ident = threading.get_ident()
+    if stepping(ident):
+        go_full("a step", for_good=False)
+    if STATE["full"] or ident in ACTIVE:
+        inner = LAST.get(ident) or debugger().trace_dispatch
+        REAL_SETTRACE(inner)
+        return inner(frame, event, arg)
+    REAL_SETTRACE(None)
+    return None
 
 
 def trace_natively(ident: int, trace: object) -> None:
@@ -191,11 +212,15 @@ def debugger() -> object:
     return STATE["db"]
 
 
-def go_full(why: str) -> None:
-    """Turn pydevd's tracing on in every thread and frame, as without this module, for good."""
+def go_full(why: str, for_good: bool = True) -> None:
+    """Turn pydevd's tracing on in every thread and frame, as without this module (until ``go_lazy``, unless
+    ``for_good``)."""
+    if for_good and not STATE["for_good"]:
+        STATE["for_good"], STATE["why"] = True, why
     if STATE["full"]:
         return
-    STATE["full"], STATE["why"] = True, why
+    STATE["full"] = True
+    STATE["why"] = STATE["why"] if STATE["for_good"] else why
     db = debugger()
     if db is None:
         return
@@ -209,6 +234,53 @@ def go_full(why: str) -> None:
     if threading.get_ident() not in skip:
         tracing.SetTrace(LAST.get(threading.get_ident()) or db.trace_dispatch)
     db.set_tracing_for_untraced_contexts()
+
+
+def stepping(ident: int) -> bool:
+    """Whether thread ``ident`` is stopped or has a step under way."""
+    info = getattr(threading._active.get(ident), "additional_info", None)
+    return info is not None and (info.pydev_step_cmd != -1 or info.pydev_state == STOPPED)
+
+
+def resumed(db: object) -> None:
+    """A stopped thread goes on: back to lazy tracing when no thread is stopped or stepping any more."""
+    if not STATE["full"] or STATE["for_good"] or needs_full(db):
+        return
+    if not any(stepping(ident) for ident in list(threading._active)):
+        go_lazy(db)
+
+
+def go_lazy(db: object) -> None:
+    """Every thread drops tracing, except those running code of a breakpoint's file: they drop it when they leave."""
+    STATE["full"], STATE["why"] = False, None
+    threading.settrace(None)
+    ACTIVE.clear()
+    skip = pydevd_threads() | STAY_ON
+    here = threading.get_ident()
+    for ident, frame in sys._current_frames().items():
+        if ident in skip or watch_until_left(ident, frame):
+            continue
+        if ident == here:
+            REAL_SETTRACE(None)
+        else:
+            ORIGINALS["set_trace_to_threads"](drop_tracing, thread_idents=[ident], create_dummy_thread=False)
+
+
+def watch_until_left(ident: int, frame: object) -> bool:
+    """Thread ``ident`` (running ``frame``) drops tracing when it leaves its outermost frame of a file holding
+    breakpoints; False when it runs none. The watch goes on the frame below that one: the thread may be inside
+    the tracer of the frame itself, which sets that frame's tracer as it returns."""
+    outermost = None
+    while frame is not None:
+        if frame.f_code.co_filename in HOT_NAMES:
+            outermost = frame
+        frame = frame.f_back
+    if outermost is None:
+        return False
+    below = outermost.f_back if outermost.f_back is not None else outermost
+    exit_watch = ACTIVE[ident] = UntilReturn(below.f_trace, ident, True, left=below is not outermost)
+    below.f_trace = exit_watch
+    return True
 
 
 def needs_full(db: object) -> object:
@@ -227,14 +299,15 @@ def refresh(db: object) -> None:
     STATE["db"] = db
     why = needs_full(db)
     if why:
-        go_full(why)
-    if STATE["full"]:
+        go_full(why, for_good=False)
+    if STATE["for_good"]:
         return
     new = {path: frozenset(lines) for path, lines in db.breakpoints.items() if lines}
     changed = {path for path in set(new) | set(HOT) if new.get(path) != HOT.get(path)}
     HOT.clear()
     HOT.update(new)
     if not changed:
+        resumed(db)
         return
     try:
         for function in [f for f in gc.get_objects() if type(f) is types.FunctionType]:
@@ -249,7 +322,10 @@ def refresh(db: object) -> None:
     except Unsafe as why:
         go_full(f"breakpoint in {why}")
         return
-    trace_running(db)
+    if STATE["full"]:
+        resumed(db)
+    else:
+        trace_running(db)
 
 
 def trace_running(db: object) -> None:
@@ -259,14 +335,8 @@ def trace_running(db: object) -> None:
         if ident in skip or ident in ACTIVE or not wanted(frame):
             continue
         db.set_trace_for_frame_and_parents(ident, frame)
-        outermost = None
-        while frame is not None:
-            if frame.f_code.co_filename in HOT_NAMES:
-                outermost = frame
-            frame = frame.f_back
-        exit_watch = ACTIVE[ident] = UntilReturn(outermost.f_trace, ident, True)
-        outermost.f_trace = exit_watch
-        exit_watch.trace(LAST.get(ident) or db.trace_dispatch)
+        watch_until_left(ident, frame)
+        ACTIVE[ident].trace(LAST.get(ident) or db.trace_dispatch)
 
 
 ORIGINALS: dict = {}
@@ -278,12 +348,13 @@ def take_tracing(tracing: object) -> None:
     ORIGINALS["set_trace_to_threads"] = to_threads
 
     def SetTrace(tracing_func):  # noqa: N802, ANN001, ANN202 - pydevd's name and signature
-        if STATE["full"] or tracing_func is None or threading.get_ident() in STAY_ON:
-            if tracing_func is None:
-                ACTIVE.pop(threading.get_ident(), None)
-            return set_trace(tracing_func)
         ident = threading.get_ident()
-        LAST[ident] = tracing_func
+        if tracing_func is None:
+            ACTIVE.pop(ident, None)
+        else:
+            LAST[ident] = tracing_func
+        if STATE["full"] or tracing_func is None or ident in STAY_ON:
+            return set_trace(tracing_func)
         tracing._last_tracing_func_thread_local.tracing_func = tracing_func
         if ident in ACTIVE:
             ACTIVE[ident].trace(tracing_func)
@@ -301,8 +372,8 @@ def take_tracing(tracing: object) -> None:
 
 def take_debugger(pydevd: object) -> None:
     """pydevd: breakpoints changed, a stop, the program's file read, uncaught exceptions."""
-    changed, suspend, trigger = (pydevd.PyDB.on_breakpoints_changed, pydevd.PyDB.set_suspend,
-                                 pydevd.PyDB.trigger_exception_handler)
+    changed, suspend, trigger, wait = (pydevd.PyDB.on_breakpoints_changed, pydevd.PyDB.set_suspend,
+                                       pydevd.PyDB.trigger_exception_handler, pydevd.PyDB.do_wait_suspend)
     patch_threads = pydevd.PyDB.patch_threads
 
     def threads_start_untraced(self):  # noqa: ANN001, ANN202 - pydevd's signature
@@ -318,14 +389,19 @@ def take_debugger(pydevd: object) -> None:
 
     def set_suspend(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         STATE["db"] = self
-        go_full("a stop")
+        go_full("a stop", for_good=False)
         return suspend(self, *args, **kwargs)
+
+    def do_wait_suspend(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        result = wait(self, *args, **kwargs)
+        resumed(self)
+        return result
 
     settrace = pydevd.settrace
 
     def settrace_fully(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - pydevd's signature
         if kwargs.get("suspend", True):  # breakpoint() in the program: a step to its caller's next line, no set_suspend
-            go_full("breakpoint()")
+            go_full("breakpoint()", for_good=False)
         return settrace(*args, **kwargs)
 
     def trigger_exception_handler(self, excinfo, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
@@ -336,13 +412,14 @@ def take_debugger(pydevd: object) -> None:
     entry = api.stop_on_entry
 
     def stop_on_entry(self):  # noqa: ANN001, ANN202 - pydevd's signature
-        go_full("a stop on entry")
+        go_full("a stop on entry", for_good=False)
         return entry(self)
 
     api.stop_on_entry = stop_on_entry
     pydevd.PyDB.on_breakpoints_changed = on_breakpoints_changed
     pydevd.PyDB.patch_threads = threads_start_untraced
     pydevd.PyDB.set_suspend = set_suspend
+    pydevd.PyDB.do_wait_suspend = do_wait_suspend
     pydevd.settrace = settrace_fully
     pydevd.PyDB.trigger_exception_handler = trigger_exception_handler
     runner = sys.modules.get("_pydevd_bundle.pydevd_runpy")
@@ -403,7 +480,8 @@ def install(after_import: dict, code_hooks: list, hidden: object) -> None:
     pydevd's modules and pytest's as they are imported."""
     code_hooks.append(on_code)
     sys.addaudithook(on_exec)
-    os.register_at_fork(after_in_child=lambda: STATE.update(full=True, why="a forked child"))  # pydevd's as it was
+    # a forked child: pydevd as it was
+    os.register_at_fork(after_in_child=lambda: STATE.update(full=True, for_good=True, why="a forked child"))
 
     def tracing_then_hooks(tracing: object) -> None:
         take_tracing(tracing)
