@@ -315,7 +315,7 @@ CASES: dict[str, tuple[str, Case]] = {  # key -> (row title, how one run is time
     "suite_c_noop": ("  under a C no-op trace function", c_noop),
     "suite_no_bp": ("  under the relay, no breakpoint", lambda t, s: debugged(t, SUITE_ARGS, s.folder, None)),
     "suite_bp": ("  under the relay, bp never hit", lambda t, s: debugged(t, SUITE_ARGS, s.folder, suite_bp(s))),
-    "suite_bp_once": ("  under the relay, bp hit once, then continued",
+    "suite_bp_once": ("  under the relay, bp hit once, continued",
                       lambda t, s: debugged(t, SUITE_ARGS, s.folder, suite_bp_once(s), hits=1)),
     "project_plain": (f"{PROJECT} own suite, plain", lambda t, s: plain(t, ["-m", "pytest", *PROJECT_ARGS],
                                                                           s.project)),
