@@ -4,7 +4,8 @@ Two suites, each timed as a whole ``pytest`` run (wall time, from the launch to 
 
 - the synthetic suite (``SUITE_TESTS`` tests the bench writes): plainly, under a no-op trace function in Python and
   in C (the floor of any debugger that traces through ``sys.settrace``; built when a C compiler is here), and under
-  the relay without a breakpoint and with one no test reaches;
+  the relay without a breakpoint, with one no test reaches, and with one its first test hits once (continued: the
+  rest of the suite runs after a stop);
 - a real PyPI project's own test suite (``PROJECT``, its source distribution unpacked, as a user's checkout):
   plainly, under the relay with a breakpoint never hit, and the time to the first hit of a breakpoint deep in the
   library beside the plain run of the test files up to that hit.
