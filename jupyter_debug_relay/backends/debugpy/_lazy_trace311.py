@@ -56,6 +56,7 @@ STAY_ON_AFTER = 1000  # past this, turning tracing on and off costs more than py
 STAY_ON: set = set()  # threads traced by pydevd as without this module
 ACTIVE: dict = {}  # ident of a thread tracing now -> the tracer of the frame whose return ends it
 STOPPED = 2  # pydevd_constants.STATE_SUSPEND: a thread's state while it is stopped
+SWITCH = threading.RLock()  # held while tracing goes full or lazy: a stop marked meanwhile is seen by either
 
 
 def patch_tree(code: types.CodeType, lines: frozenset) -> types.CodeType:
@@ -215,10 +216,14 @@ def debugger() -> object:
 def go_full(why: str, for_good: bool = True) -> None:
     """Turn pydevd's tracing on in every thread and frame, as without this module (until ``go_lazy``, unless
     ``for_good``)."""
-    if for_good and not STATE["for_good"]:
-        STATE["for_good"], STATE["why"] = True, why
-    if STATE["full"]:
-        return
+    with SWITCH:
+        if for_good and not STATE["for_good"]:
+            STATE["for_good"], STATE["why"] = True, why
+        if not STATE["full"]:
+            _go_full(why)
+
+
+def _go_full(why: str) -> None:
     STATE["full"] = True
     STATE["why"] = STATE["why"] if STATE["for_good"] else why
     db = debugger()
@@ -244,10 +249,11 @@ def stepping(ident: int) -> bool:
 
 def resumed(db: object) -> None:
     """A stopped thread goes on: back to lazy tracing when no thread is stopped or stepping any more."""
-    if not STATE["full"] or STATE["for_good"] or needs_full(db):
-        return
-    if not any(stepping(ident) for ident in list(threading._active)):
-        go_lazy(db)
+    with SWITCH:
+        if not STATE["full"] or STATE["for_good"] or needs_full(db):
+            return
+        if not any(stepping(ident) for ident in list(threading._active)):
+            go_lazy(db)
 
 
 def go_lazy(db: object) -> None:
@@ -389,8 +395,10 @@ def take_debugger(pydevd: object) -> None:
 
     def set_suspend(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         STATE["db"] = self
-        go_full("a stop", for_good=False)
-        return suspend(self, *args, **kwargs)
+        try:
+            return suspend(self, *args, **kwargs)
+        finally:  # after the thread is marked stopped: a continue of other threads going lazy meanwhile sees it
+            go_full("a stop", for_good=False)
 
     def do_wait_suspend(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         result = wait(self, *args, **kwargs)
