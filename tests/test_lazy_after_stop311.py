@@ -131,3 +131,38 @@ def test_a_pause_while_nothing_traces_stops_and_a_continue_leaves_it_untraced(pr
     wait_until(lambda: printed(session).count("thread traced") > seen + 1, what="two reports after the pause")
     last = printed(session).splitlines()[-2:]
     assert all(line.endswith("traced False") for line in last), last
+
+
+TOGETHER = """
+import threading
+
+import lib
+
+barrier = threading.Barrier(2)
+
+
+def work(name):
+    barrier.wait()
+    lib.target(1)
+    print(name, "traced", lib.traced(), flush=True)
+
+
+workers = [threading.Thread(target=work, args=(f"w{k}",)) for k in range(2)]
+for worker in workers:
+    worker.start()
+for worker in workers:
+    worker.join()
+print("main traced", lib.traced(), flush=True)
+"""
+
+
+def test_threads_hitting_together_each_stop_and_then_run_untraced(relay, write) -> None:
+    lib, main = write("lib.py", LIB), write("main.py", TOGETHER)
+    relay.breakpoints.add(lib, line_of_text(lib, "# target"))
+    session = relay.launch(main)
+    stops = [session.wait_for_stop(30)]
+    while (stop := session.continue_(timeout=30)) is not None:
+        stops.append(stop)
+    assert {(s.frame.name, s.frame.line) for s in stops} == {("target", line_of_text(lib, "# target"))}
+    assert len({s.thread_id for s in stops}) == 2  # each thread's hit is shown (one may show twice, as with debugpy)
+    assert all(f"{who} traced False" in printed(session) for who in ("w0", "w1", "main")), printed(session)

@@ -178,7 +178,7 @@ def trace_natively(ident: int, trace: object) -> None:
 
 def breakpoint_code_runs() -> None:
     """Put at the start of code holding a breakpoint: turn pydevd's tracing on for this thread and frame."""
-    if STATE["full"] or sys.gettrace() is not None:
+    if sys.gettrace() is not None:
         return
     try:
         frame = sys._getframe(1)
@@ -190,13 +190,13 @@ def breakpoint_code_runs() -> None:
         if getattr(thread, "is_pydev_daemon_thread", False) or getattr(thread, "pydev_do_not_trace", False):
             return
         inner = LAST.get(ident) or db.trace_dispatch
+        if STATE["full"]:  # go_full is turning tracing on thread by thread: this one may come after this frame began
+            trace_from_here(frame, inner, REAL_SETTRACE)
+            return
         turned_on = TURNED_ON[ident] = TURNED_ON.get(ident, 0) + 1
         if turned_on > STAY_ON_AFTER:  # a hot function: pydevd's own tracing for this thread, as without this module
             STAY_ON.add(ident)
-            trace_natively(ident, inner)
-            local = inner(frame, "call", None)
-            if local is not None:
-                frame.f_trace = local
+            trace_from_here(frame, inner, lambda trace: trace_natively(ident, trace))
             return
         exit_watch = ACTIVE[ident] = UntilReturn(None, ident, frame.f_code.co_name == "<module>")
         exit_watch.trace(inner)
@@ -204,6 +204,14 @@ def breakpoint_code_runs() -> None:
         frame.f_trace = exit_watch
     except Exception:  # noqa: BLE001 - the program's call must not fail for the debugger's sake
         go_full("tracing could not start lazily")
+
+
+def trace_from_here(frame: object, trace: object, install: object) -> None:
+    """pydevd's tracing for this thread (``install``) from ``frame`` on, for as long as pydevd keeps it."""
+    install(trace)
+    local = trace(frame, "call", None)
+    if local is not None:
+        frame.f_trace = local
 
 
 def debugger() -> object:
