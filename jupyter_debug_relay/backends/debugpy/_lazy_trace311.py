@@ -1,25 +1,22 @@
 """Python 3.11 targets: nothing traces until the code of a breakpoint runs.
 
-On 3.11 pydevd traces every call of every thread through ``sys.settrace``; any trace function,
-even one that returns at once, puts the interpreter in its slow tracing mode. Here pydevd's
-trace functions are taken but not installed (``pydevd_tracing.SetTrace`` and
-``set_trace_to_threads`` note them per thread), and a call to ``breakpoint_code_runs`` is put
-at the start of each code object that holds a breakpoint's line: as modules are read
-(``on_code``: imports, ``-m``, the program's file, pytest's rewritten tests) and in the
-functions already loaded when breakpoints change. That call turns pydevd's tracing on for its
-thread and hands pydevd the frame; the thread drops tracing again when the frame that turned it on
-returns (after ``STAY_ON_AFTER`` times, a thread that keeps calling such code keeps pydevd's tracing).
+On 3.11 pydevd traces every call of every thread through ``sys.settrace``; any trace function, even one that
+returns at once, puts the interpreter in its slow tracing mode. Here pydevd's trace functions are taken but not
+installed (``pydevd_tracing.SetTrace`` and ``set_trace_to_threads`` note them per thread), and a call to
+``breakpoint_code_runs`` is put at the start of each code object that holds a breakpoint's line: as modules are
+read (``on_code``: imports, ``-m``, the program's file, pytest's rewritten tests) and in the functions already
+loaded when breakpoints change. That call turns pydevd's tracing on for its thread and hands pydevd the frame;
+the thread drops tracing again when the frame that turned it on returns (after ``STAY_ON_AFTER`` times, a thread
+that keeps calling such code keeps pydevd's tracing).
 
-A stop (a breakpoint hit, a step, a pause, an exception) turns pydevd's full tracing on
-(``go_full``), as it was, until a ``continue`` leaves no thread stopped or stepping
-(``go_lazy``): then threads drop tracing again, except those running the code of a breakpoint's
-file, which keep it until they leave that code. What cannot be made lazy keeps full tracing on
-while it lasts (function breakpoints, exception modes that look at caught exceptions, plugin
-breakpoints) or for good: a breakpoint's line inside a generator or coroutine (whose resumes skip
-the code's start), and code of a file holding breakpoints that runs without having passed here
-(an ``exec`` audit event tells). An exception
-that no code catches is stopped on from ``sys.excepthook`` and ``threading.excepthook``. A forked child
-leaves pydevd as it was (the boot then frees it, or pydevd follows it).
+A stop (a breakpoint hit, a step, a pause, an exception) turns pydevd's full tracing on (``go_full``), as it
+was, until a ``continue`` leaves no thread stopped or stepping (``go_lazy``): then threads drop tracing again,
+except those running the code of a breakpoint's file, which keep it until they leave that code. What cannot be
+made lazy keeps full tracing on while it lasts (function breakpoints, exception modes that look at caught
+exceptions, plugin breakpoints) or for good: a breakpoint's line inside a generator or coroutine (whose resumes
+skip the code's start), and code of a file holding breakpoints that runs without having passed here (an
+``exec`` audit event tells). An exception that no code catches is stopped on from ``sys.excepthook`` and
+``threading.excepthook``. A forked child leaves pydevd as it was (the boot then frees it, or pydevd follows it).
 """
 
 import gc
@@ -44,7 +41,8 @@ Unsafe, insert_call = _code311.Unsafe, _code311.insert_call
 
 CALL_ONLY_AT_START = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 REAL_SETTRACE = sys.settrace
-STATE: dict = {"full": False, "why": None, "db": None, "for_good": False}  # full: every thread traces now
+STATE: dict = {"full": False, "why": None, "db": None, "for_good": False,  # full: every thread traces now
+               "forked": False}
 HOT: dict = {}  # canonical file -> frozenset of its breakpoints' lines
 HOT_NAMES: set = set()  # co_filename of code seen in a file of HOT
 CANONICAL: dict = {}  # co_filename -> pydevd's canonical path
@@ -115,13 +113,14 @@ def pydevd_threads() -> set:
             if getattr(t, "is_pydev_daemon_thread", False) or getattr(t, "pydev_do_not_trace", False)}
 
 
-def wanted(frame: object) -> bool:
-    """Whether a frame of a file holding breakpoints is on this stack."""
+def outermost_hot(frame: object) -> object:
+    """The outermost frame of a file holding breakpoints on the stack of ``frame``, or None."""
+    outermost = None
     while frame is not None:
         if frame.f_code.co_filename in HOT_NAMES:
-            return True
+            outermost = frame
         frame = frame.f_back
-    return False
+    return outermost
 
 
 class UntilReturn:
@@ -178,7 +177,7 @@ def trace_natively(ident: int, trace: object) -> None:
 
 def breakpoint_code_runs() -> None:
     """Put at the start of code holding a breakpoint: turn pydevd's tracing on for this thread and frame."""
-    if sys.gettrace() is not None:
+    if sys.gettrace() is not None or STATE["forked"]:
         return
     try:
         frame = sys._getframe(1)
@@ -272,29 +271,24 @@ def go_lazy(db: object) -> None:
     skip = pydevd_threads() | STAY_ON
     here = threading.get_ident()
     for ident, frame in sys._current_frames().items():
-        if ident in skip or watch_until_left(ident, frame):
+        outermost = None if ident in skip else outermost_hot(frame)
+        if outermost is not None:
+            watch_until_left(ident, outermost)
+        elif ident in skip:
             continue
-        if ident == here:
+        elif ident == here:
             REAL_SETTRACE(None)
         else:
             ORIGINALS["set_trace_to_threads"](drop_tracing, thread_idents=[ident], create_dummy_thread=False)
 
 
-def watch_until_left(ident: int, frame: object) -> bool:
-    """Thread ``ident`` (running ``frame``) drops tracing when it leaves its outermost frame of a file holding
-    breakpoints; False when it runs none. The watch goes on the frame below that one: the thread may be inside
-    the tracer of the frame itself, which sets that frame's tracer as it returns."""
-    outermost = None
-    while frame is not None:
-        if frame.f_code.co_filename in HOT_NAMES:
-            outermost = frame
-        frame = frame.f_back
-    if outermost is None:
-        return False
+def watch_until_left(ident: int, outermost: object) -> None:
+    """Thread ``ident`` drops tracing when it leaves ``outermost``, its outermost frame of a file holding breakpoints.
+    The watch goes on the frame below: the thread may be inside the tracer of ``outermost`` itself, which sets that
+    frame's tracer as it returns."""
     below = outermost.f_back if outermost.f_back is not None else outermost
     exit_watch = ACTIVE[ident] = UntilReturn(below.f_trace, ident, True, left=below is not outermost)
     below.f_trace = exit_watch
-    return True
 
 
 def needs_full(db: object) -> object:
@@ -346,10 +340,11 @@ def trace_running(db: object) -> None:
     """Turn tracing on in each thread whose stack holds a frame of a file holding breakpoints."""
     skip = pydevd_threads()
     for ident, frame in sys._current_frames().items():
-        if ident in skip or ident in ACTIVE or not wanted(frame):
+        outermost = None if ident in skip or ident in ACTIVE else outermost_hot(frame)
+        if outermost is None:
             continue
         db.set_trace_for_frame_and_parents(ident, frame)
-        watch_until_left(ident, frame)
+        watch_until_left(ident, outermost)
         ACTIVE[ident].trace(LAST.get(ident) or db.trace_dispatch)
 
 
@@ -491,13 +486,19 @@ def take_rewritten_tests(rewrite: object) -> None:
     rewrite._read_pyc, rewrite._rewrite_test = _read_pyc, _rewrite_test
 
 
+def in_forked_child() -> None:
+    """A forked child leaves pydevd as it was: the boot frees it, or pydevd follows the child with its own tracing."""
+    global SWITCH
+    SWITCH = threading.RLock()  # another thread of the parent may have held it
+    STATE.update(full=True, for_good=True, why="a forked child", forked=True)
+
+
 def install(after_import: dict, code_hooks: list, hidden: object) -> None:
     """Start: ``code_hooks`` gets ``on_code``, ``after_import`` (module -> what to add to it) what is added to
     pydevd's modules and pytest's as they are imported."""
     code_hooks.append(on_code)
     sys.addaudithook(on_exec)
-    # a forked child: pydevd as it was
-    os.register_at_fork(after_in_child=lambda: STATE.update(full=True, for_good=True, why="a forked child"))
+    os.register_at_fork(after_in_child=in_forked_child)
 
     def tracing_then_hooks(tracing: object) -> None:
         take_tracing(tracing)
