@@ -169,7 +169,9 @@ def drop_tracing(frame, event, arg):  # noqa: ANN001, ANN201 - a trace function'
 
 def trace_natively(ident: int, trace: object) -> None:
     """Install pydevd's trace function for thread ``ident`` (its own C trampoline when it can)."""
-    if ORIGINALS["set_trace_to_threads"](trace, thread_idents=[ident], create_dummy_thread=False) != 0:
+    with SWITCH:  # one at a time: a thread tracing all threads must not reach the helper thread of another's
+        done = ORIGINALS["set_trace_to_threads"](trace, thread_idents=[ident], create_dummy_thread=False)
+    if done != 0:
         if ident != threading.get_ident():
             raise RuntimeError("no tracing for another thread")
         REAL_SETTRACE(trace)
@@ -371,7 +373,8 @@ def take_tracing(tracing: object) -> None:
 
     def set_trace_to_threads(tracing_func, thread_idents=None, create_dummy_thread=True):  # noqa: ANN001, ANN202
         if STATE["full"]:
-            return to_threads(tracing_func, thread_idents=thread_idents, create_dummy_thread=create_dummy_thread)
+            with SWITCH:
+                return to_threads(tracing_func, thread_idents=thread_idents, create_dummy_thread=create_dummy_thread)
         for ident in thread_idents if thread_idents is not None else list(sys._current_frames()):
             LAST[ident] = tracing_func
         return 0
@@ -500,11 +503,8 @@ def install(after_import: dict, code_hooks: list, hidden: object) -> None:
     sys.addaudithook(on_exec)
     os.register_at_fork(after_in_child=in_forked_child)
 
-    def tracing_then_hooks(tracing: object) -> None:
-        take_tracing(tracing)
-        take_excepthooks(hidden)
-
-    for name, then in (("pydevd_tracing", tracing_then_hooks), ("pydevd", take_debugger),
+    for name, then in (("pydevd_tracing", _both(take_tracing, lambda _: take_excepthooks(hidden))),
+                       ("pydevd", take_debugger),
                        ("_pytest.assertion.rewrite", take_rewritten_tests)):
         before = after_import.get(name)
         after_import[name] = then if before is None else _both(before, then)
