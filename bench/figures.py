@@ -104,6 +104,8 @@ def _machine(part: dict[str, Any]) -> str:
 
 SUITE_ROWS = (  # title, numerator, denominator, goal on 3.12+
     ("300-test suite, breakpoint never hit / plain", "suite_bp", "suite_plain", "1.2"),
+    ("300-test suite, breakpoint hit once in its first test, then continued / plain", "suite_bp_once", "suite_plain",
+     ""),
     ("toolz's own suite, breakpoint never hit / plain", "project_bp", "project_plain", "1.3"),
     ("toolz: launch to a deep breakpoint / plain run up to it", "project_first_hit", "project_plain_to_hit", ""),
 )

@@ -4,7 +4,8 @@ Two suites, each timed as a whole ``pytest`` run (wall time, from the launch to 
 
 - the synthetic suite (``SUITE_TESTS`` tests the bench writes): plainly, under a no-op trace function in Python and
   in C (the floor of any debugger that traces through ``sys.settrace``; built when a C compiler is here), and under
-  the relay without a breakpoint and with one no test reaches;
+  the relay without a breakpoint, with one no test reaches, and with one its first test hits once (continued: the
+  rest of the suite runs after a stop);
 - a real PyPI project's own test suite (``PROJECT``, its source distribution unpacked, as a user's checkout):
   plainly, under the relay with a breakpoint never hit, and the time to the first hit of a breakpoint deep in the
   library beside the plain run of the test files up to that hit.
@@ -42,7 +43,7 @@ from dataclasses import dataclass, field
 import debugpy
 from common import Samples, Table, ms, record, shown
 
-from jupyter_debug_relay import Relay, RelayError
+from jupyter_debug_relay import Relay, RelayError, SessionHandle
 
 CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jupyter-debug-relay-bench")
 PROJECT = "toolz==1.2.0"  # its tests ship in its sdist; pure Python, no dependency
@@ -234,32 +235,44 @@ def open_relay() -> Relay:
         return Relay()
 
 
+def stopped_before(session: SessionHandle, deadline: float) -> bool:
+    """Wait for the session's next stop (True) or its end (False) until ``deadline``."""
+    while True:
+        try:
+            session.wait_for_stop(max(1.0, deadline - time.perf_counter()))
+            return True
+        except RelayError as exc:
+            if exc.code == "timeout" and time.perf_counter() < deadline:
+                continue  # still running
+            if exc.code == "target_exited":
+                return False
+            raise
+
+
 def debugged(target: Target, args: list[str], cwd: str, breakpoint: tuple[str, int] | None,
-             stops: bool = False) -> float:
-    """One run of ``pytest ARGS`` under the relay in ``cwd``, in ms: to its end, or to its first stop."""
+             stops: bool = False, hits: int = 0) -> float:
+    """One run of ``pytest ARGS`` under the relay in ``cwd``, in ms: to its end (continued after each of ``hits``
+    stops), or to its first stop."""
     with open_relay() as relay:
         if breakpoint is not None:
             relay.breakpoints.add(*breakpoint)
         began = time.perf_counter()
         session = relay.launch(module="pytest", args=args, cwd=cwd, env=dict(PYTEST_ENV), python=target.python)
         deadline = began + RUN_TIMEOUT
-        while True:
-            try:
-                session.wait_for_stop(max(1.0, deadline - time.perf_counter()))
-            except RelayError as exc:
-                if exc.code == "timeout" and time.perf_counter() < deadline:
-                    continue  # still running
-                if stops or exc.code == "timeout":
-                    raise
-                took = ms(time.perf_counter() - began)
-                if session.exit_code != 0:
-                    raise RuntimeError(f"the suite failed under the relay: {session.output().text[-2000:]}") from None
-                return took
-            took = ms(time.perf_counter() - began)
+        stopped = stopped_before(session, deadline)
+        while stopped and hits:
+            hits -= 1
+            stopped = session.continue_(timeout=max(1.0, deadline - time.perf_counter())) is not None
+        took = ms(time.perf_counter() - began)
+        if stopped:
             session.terminate()
             if not stops:
-                raise RuntimeError(f"a breakpoint never hit stopped the suite at {breakpoint}")
-            return took
+                raise RuntimeError(f"the suite stopped once more than expected at {breakpoint}")
+        elif stops or hits:
+            raise RuntimeError(f"the suite ended before it stopped at {breakpoint}")
+        elif session.exit_code != 0:
+            raise RuntimeError(f"the suite failed under the relay: {session.output().text[-2000:]}")
+        return took
 
 
 SUITE_ARGS = ["-q", "-p", "no:cacheprovider", "test_suite.py"]
@@ -268,6 +281,13 @@ PROJECT_ARGS = ["-q", "-p", "no:cacheprovider", "toolz/tests"]
 
 def suite_bp(suites: Suites) -> tuple[str, int]:
     return suites.suite, SUITE_HEAD.splitlines().index('    return "the breakpoint is here"  # never') + 1
+
+
+def suite_bp_once(suites: Suites) -> tuple[str, int]:
+    """The assert of the suite's first test: hit once, at the start of the run (its first line holds a generator
+    expression, whose frame would stop too)."""
+    with open(suites.suite) as f:
+        return suites.suite, f.read().splitlines().index("def test_0():") + 3
 
 
 def project_bp(suites: Suites, where: tuple[str, str, str]) -> tuple[str, int]:
@@ -296,6 +316,8 @@ CASES: dict[str, tuple[str, Case]] = {  # key -> (row title, how one run is time
     "suite_c_noop": ("  under a C no-op trace function", c_noop),
     "suite_no_bp": ("  under the relay, no breakpoint", lambda t, s: debugged(t, SUITE_ARGS, s.folder, None)),
     "suite_bp": ("  under the relay, bp never hit", lambda t, s: debugged(t, SUITE_ARGS, s.folder, suite_bp(s))),
+    "suite_bp_once": ("  under the relay, bp hit once, continued",
+                      lambda t, s: debugged(t, SUITE_ARGS, s.folder, suite_bp_once(s), hits=1)),
     "project_plain": (f"{PROJECT} own suite, plain", lambda t, s: plain(t, ["-m", "pytest", *PROJECT_ARGS],
                                                                           s.project)),
     "project_bp": ("  under the relay, bp never hit",
@@ -309,6 +331,7 @@ CASES: dict[str, tuple[str, Case]] = {  # key -> (row title, how one run is time
 RATIOS = [  # (title, numerator, denominator, goal)
     ("  ratio relay, bp never hit / plain", "suite_bp", "suite_plain", 2.0),
     ("  ratio relay, no bp / plain", "suite_no_bp", "suite_plain", None),
+    ("  ratio relay, bp hit once / plain", "suite_bp_once", "suite_plain", None),
     ("  ratio no-op tracer / plain", "suite_noop", "suite_plain", None),
     ("  ratio C no-op tracer / plain", "suite_c_noop", "suite_plain", None),
     (f"  ratio {PROJECT.partition('==')[0]}, relay / plain", "project_bp", "project_plain", 3.0),

@@ -44,3 +44,17 @@ def test_an_answer_without_an_early_event_keeps_its_own_word(relay: Relay, app: 
         assert not got.verified and got.message == "module not loaded yet"
     finally:
         peer.stop()
+
+
+def test_an_event_sent_while_the_start_is_under_way_outlives_the_answers_of_the_start(relay: Relay, app: Path) -> None:
+    """The target runs from configurationDone on: what it says of a breakpoint then is newer than the start's answers
+    (debugpy's word that a breakpoint's condition failed can come before the launch's answer)."""
+    bp = relay.breakpoints.add(str(app), 3)
+    gone = {"reason": "changed", "breakpoint": {"id": 1, "verified": False, "line": 3, "message": "module unloaded"}}
+    peer = PeerThread(early={"configurationDone": [("breakpoint", gone)]})
+    try:
+        relay.connect_dap(port=peer.port, attach={})
+        got = relay.breakpoints.get(bp.id)
+        assert (got.verified, got.message) == (False, "module unloaded")
+    finally:
+        peer.stop()

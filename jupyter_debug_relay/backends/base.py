@@ -93,6 +93,13 @@ class Backend(abc.ABC):
         self.startup = StartupClock()  # a backend is made to start once (restart makes another)
         self._tasks: set[asyncio.Task[Any]] = set()
 
+    def breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None:
+        """Tell the relay of a breakpoint's newer state; kept in ``breakpoint_results`` too, so that the start's
+        answers, recorded when the start returns, do not bring back an older one (the target runs meanwhile)."""
+        if bp_id in self.breakpoint_results:
+            self.breakpoint_results[bp_id] = result
+        self.events.on_breakpoint(bp_id, result)
+
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``coro`` in the background: a ``protocol_error`` it raises fails the session, anything else is logged."""
         return tasks.spawn(coro, self._tasks, self._task_failed)

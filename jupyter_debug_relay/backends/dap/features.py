@@ -60,6 +60,8 @@ class DapFeatures:
 
         def violated(self, error: RelayError) -> None: ...
 
+        def breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None: ...
+
         def _known(self, var: Variable, frame_id: int | None) -> Variable: ...
 
     # -- breakpoints ------------------------------------------------------------------------
@@ -96,7 +98,7 @@ class DapFeatures:
         if their_id is None:
             return
         if their_id in self._bp_ids:
-            self.events.on_breakpoint(self._bp_ids[their_id], wire.breakpoint_result(theirs))
+            self.breakpoint_changed(self._bp_ids[their_id], wire.breakpoint_result(theirs))
         elif self._bp_requests:
             self._early_bp_events[their_id] = theirs
 

@@ -1,22 +1,22 @@
 """Python 3.11 targets: nothing traces until the code of a breakpoint runs.
 
-On 3.11 pydevd traces every call of every thread through ``sys.settrace``; any trace function,
-even one that returns at once, puts the interpreter in its slow tracing mode. Here pydevd's
-trace functions are taken but not installed (``pydevd_tracing.SetTrace`` and
-``set_trace_to_threads`` note them per thread), and a call to ``breakpoint_code_runs`` is put
-at the start of each code object that holds a breakpoint's line: as modules are read
-(``on_code``: imports, ``-m``, the program's file, pytest's rewritten tests) and in the
-functions already loaded when breakpoints change. That call turns pydevd's tracing on for its
-thread and hands pydevd the frame; the thread drops tracing again when the frame that turned it on
-returns (after ``STAY_ON_AFTER`` times, a thread that keeps calling such code keeps pydevd's tracing).
+On 3.11 pydevd traces every call of every thread through ``sys.settrace``; any trace function, even one that
+returns at once, puts the interpreter in its slow tracing mode. Here pydevd's trace functions are taken but not
+installed (``pydevd_tracing.SetTrace`` and ``set_trace_to_threads`` note them per thread), and a call to
+``breakpoint_code_runs`` is put at the start of each code object that holds a breakpoint's line: as modules are
+read (``on_code``: imports, ``-m``, the program's file, pytest's rewritten tests) and in the functions already
+loaded when breakpoints change. That call turns pydevd's tracing on for its thread and hands pydevd the frame;
+the thread drops tracing again when the frame that turned it on returns (after ``STAY_ON_AFTER`` times, a thread
+that keeps calling such code keeps pydevd's tracing).
 
-What cannot be made lazy turns pydevd's full tracing on for good (``go_full``), as it was:
-any stop (a breakpoint hit, a step, a pause, an exception), function breakpoints, exception
-modes that look at caught exceptions, plugin breakpoints, a breakpoint's line inside a
-generator or coroutine (whose resumes skip the code's start), and code of a file holding
-breakpoints that runs without having passed here (an ``exec`` audit event tells). An exception
-that no code catches is stopped on from ``sys.excepthook`` and ``threading.excepthook``. A forked child
-leaves pydevd as it was (the boot then frees it, or pydevd follows it).
+A stop (a breakpoint hit, a step, a pause, an exception) turns pydevd's full tracing on (``go_full``), as it
+was, until a ``continue`` leaves no thread stopped or stepping (``go_lazy``): then threads drop tracing again,
+except those running the code of a breakpoint's file, which keep it until they leave that code. What cannot be
+made lazy keeps full tracing on while it lasts (function breakpoints, exception modes that look at caught
+exceptions, plugin breakpoints) or for good: a breakpoint's line inside a generator or coroutine (whose resumes
+skip the code's start), and code of a file holding breakpoints that runs without having passed here (an
+``exec`` audit event tells). An exception that no code catches is stopped on from ``sys.excepthook`` and
+``threading.excepthook``. A forked child leaves pydevd as it was (the boot then frees it, or pydevd follows it).
 """
 
 import gc
@@ -41,7 +41,8 @@ Unsafe, insert_call = _code311.Unsafe, _code311.insert_call
 
 CALL_ONLY_AT_START = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 REAL_SETTRACE = sys.settrace
-STATE: dict = {"full": False, "why": None, "db": None}
+STATE: dict = {"full": False, "why": None, "db": None, "for_good": False,  # full: every thread traces now
+               "forked": False}
 HOT: dict = {}  # canonical file -> frozenset of its breakpoints' lines
 HOT_NAMES: set = set()  # co_filename of code seen in a file of HOT
 CANONICAL: dict = {}  # co_filename -> pydevd's canonical path
@@ -52,6 +53,8 @@ TURNED_ON: dict = {}  # thread ident -> how many times a breakpoint's code turne
 STAY_ON_AFTER = 1000  # past this, turning tracing on and off costs more than pydevd's tracing: it stays on
 STAY_ON: set = set()  # threads traced by pydevd as without this module
 ACTIVE: dict = {}  # ident of a thread tracing now -> the tracer of the frame whose return ends it
+STOPPED = 2  # pydevd_constants.STATE_SUSPEND: a thread's state while it is stopped
+SWITCH = threading.RLock()  # held while tracing goes full or lazy: a stop marked meanwhile is seen by either
 
 
 def patch_tree(code: types.CodeType, lines: frozenset) -> types.CodeType:
@@ -81,7 +84,7 @@ def canonical(filename: str) -> str:
 
 def on_code(code: object) -> object:
     """A module's code as it is read: with the call where it holds a breakpoint's line."""
-    if not HOT or STATE["full"] or not isinstance(code, types.CodeType):
+    if not HOT or STATE["for_good"] or not isinstance(code, types.CodeType):
         return code
     lines = HOT.get(canonical(code.co_filename))
     if lines is not None:
@@ -97,7 +100,7 @@ def on_code(code: object) -> object:
 
 def on_exec(event: str, args: tuple) -> None:
     """Audit hook: code of a file holding breakpoints that runs without having passed ``on_code``."""
-    if event == "exec" and HOT and not STATE["full"]:
+    if event == "exec" and HOT and not STATE["for_good"]:
         code = args[0]
         if isinstance(code, types.CodeType) and code not in OURS and code not in ORIGINAL:
             if canonical(code.co_filename) in HOT:
@@ -110,22 +113,24 @@ def pydevd_threads() -> set:
             if getattr(t, "is_pydev_daemon_thread", False) or getattr(t, "pydev_do_not_trace", False)}
 
 
-def wanted(frame: object) -> bool:
-    """Whether a frame of a file holding breakpoints is on this stack."""
+def outermost_hot(frame: object) -> object:
+    """The outermost frame of a file holding breakpoints on the stack of ``frame``, or None."""
+    outermost = None
     while frame is not None:
         if frame.f_code.co_filename in HOT_NAMES:
-            return True
+            outermost = frame
         frame = frame.f_back
-    return False
+    return outermost
 
 
 class UntilReturn:
-    """The frame tracer of the outermost frame that turned tracing on: pydevd's, and at its return, tracing off."""
+    """The frame tracer of the outermost frame that turned tracing on: pydevd's, and at its return, tracing off
+    (``left``: put on the frame below it, tracing goes off at that frame's first event, once the code was left)."""
 
-    __slots__ = ("ident", "local", "natively")
+    __slots__ = ("ident", "left", "local", "natively")
 
-    def __init__(self, local: object, ident: int, natively: bool) -> None:
-        self.local, self.ident, self.natively = local, ident, natively
+    def __init__(self, local: object, ident: int, natively: bool, left: bool = False) -> None:
+        self.local, self.ident, self.natively, self.left = local, ident, natively, left
 
     def trace(self, trace: object) -> None:
         """Install ``trace`` for the thread: pydevd's C trampoline for a long frame (one slow call to set, faster
@@ -140,15 +145,33 @@ class UntilReturn:
         if local is not None:
             local = local(frame, event, arg)
             self.local = local if callable(local) else None
-        if event == "return" and not STATE["full"] and ACTIVE.get(self.ident) is self:
+        if (self.left or event == "return") and not STATE["full"] and ACTIVE.get(self.ident) is self:
             del ACTIVE[self.ident]
-            REAL_SETTRACE(None)
+            if stepping(self.ident):  # a step began while no stop had turned full tracing on: it needs tracing
+                go_full("a step", for_good=False)
+            else:
+                REAL_SETTRACE(None)
         return self
+
+
+def drop_tracing(frame, event, arg):  # noqa: ANN001, ANN201 - a trace function's signature
+    """The trace function ``go_lazy`` gives another thread: at its next call, that thread stops tracing."""
+    ident = threading.get_ident()
+    if stepping(ident):
+        go_full("a step", for_good=False)
+    if STATE["full"] or ident in ACTIVE:
+        inner = LAST.get(ident) or debugger().trace_dispatch
+        REAL_SETTRACE(inner)
+        return inner(frame, event, arg)
+    REAL_SETTRACE(None)
+    return None
 
 
 def trace_natively(ident: int, trace: object) -> None:
     """Install pydevd's trace function for thread ``ident`` (its own C trampoline when it can)."""
-    if ORIGINALS["set_trace_to_threads"](trace, thread_idents=[ident], create_dummy_thread=False) != 0:
+    with SWITCH:  # one at a time: a thread tracing all threads must not reach the helper thread of another's
+        done = ORIGINALS["set_trace_to_threads"](trace, thread_idents=[ident], create_dummy_thread=False)
+    if done != 0:
         if ident != threading.get_ident():
             raise RuntimeError("no tracing for another thread")
         REAL_SETTRACE(trace)
@@ -156,7 +179,7 @@ def trace_natively(ident: int, trace: object) -> None:
 
 def breakpoint_code_runs() -> None:
     """Put at the start of code holding a breakpoint: turn pydevd's tracing on for this thread and frame."""
-    if STATE["full"] or sys.gettrace() is not None:
+    if sys.gettrace() is not None or STATE["forked"]:
         return
     try:
         frame = sys._getframe(1)
@@ -168,13 +191,13 @@ def breakpoint_code_runs() -> None:
         if getattr(thread, "is_pydev_daemon_thread", False) or getattr(thread, "pydev_do_not_trace", False):
             return
         inner = LAST.get(ident) or db.trace_dispatch
+        if STATE["full"]:  # go_full is turning tracing on thread by thread: this one may come after this frame began
+            trace_from_here(frame, inner, REAL_SETTRACE)
+            return
         turned_on = TURNED_ON[ident] = TURNED_ON.get(ident, 0) + 1
         if turned_on > STAY_ON_AFTER:  # a hot function: pydevd's own tracing for this thread, as without this module
             STAY_ON.add(ident)
-            trace_natively(ident, inner)
-            local = inner(frame, "call", None)
-            if local is not None:
-                frame.f_trace = local
+            trace_from_here(frame, inner, lambda trace: trace_natively(ident, trace))
             return
         exit_watch = ACTIVE[ident] = UntilReturn(None, ident, frame.f_code.co_name == "<module>")
         exit_watch.trace(inner)
@@ -184,6 +207,14 @@ def breakpoint_code_runs() -> None:
         go_full("tracing could not start lazily")
 
 
+def trace_from_here(frame: object, trace: object, install: object) -> None:
+    """pydevd's tracing for this thread (``install``) from ``frame`` on, for as long as pydevd keeps it."""
+    install(trace)
+    local = trace(frame, "call", None)
+    if local is not None:
+        frame.f_trace = local
+
+
 def debugger() -> object:
     """pydevd's debugger, or None before it exists."""
     if STATE["db"] is None and "pydevd" in sys.modules:
@@ -191,11 +222,19 @@ def debugger() -> object:
     return STATE["db"]
 
 
-def go_full(why: str) -> None:
-    """Turn pydevd's tracing on in every thread and frame, as without this module, for good."""
-    if STATE["full"]:
-        return
-    STATE["full"], STATE["why"] = True, why
+def go_full(why: str, for_good: bool = True) -> None:
+    """Turn pydevd's tracing on in every thread and frame, as without this module (until ``go_lazy``, unless
+    ``for_good``)."""
+    with SWITCH:
+        if for_good and not STATE["for_good"]:
+            STATE["for_good"], STATE["why"] = True, why
+        if not STATE["full"]:
+            _go_full(why)
+
+
+def _go_full(why: str) -> None:
+    STATE["full"] = True
+    STATE["why"] = STATE["why"] if STATE["for_good"] else why
     db = debugger()
     if db is None:
         return
@@ -209,6 +248,49 @@ def go_full(why: str) -> None:
     if threading.get_ident() not in skip:
         tracing.SetTrace(LAST.get(threading.get_ident()) or db.trace_dispatch)
     db.set_tracing_for_untraced_contexts()
+
+
+def stepping(ident: int) -> bool:
+    """Whether thread ``ident`` is stopped or has a step under way."""
+    info = getattr(threading._active.get(ident), "additional_info", None)
+    return info is not None and (info.pydev_step_cmd != -1 or info.pydev_state == STOPPED)
+
+
+def resumed(db: object) -> None:
+    """A stopped thread goes on: back to lazy tracing when no thread is stopped or stepping any more."""
+    with SWITCH:
+        if not STATE["full"] or STATE["for_good"] or needs_full(db):
+            return
+        if not any(stepping(ident) for ident in list(threading._active)):
+            go_lazy(db)
+
+
+def go_lazy(db: object) -> None:
+    """Every thread drops tracing, except those running code of a breakpoint's file: they drop it when they leave."""
+    STATE["full"], STATE["why"] = False, None
+    threading.settrace(None)
+    ACTIVE.clear()
+    skip = pydevd_threads() | STAY_ON
+    here = threading.get_ident()
+    for ident, frame in sys._current_frames().items():
+        outermost = None if ident in skip else outermost_hot(frame)
+        if outermost is not None:
+            watch_until_left(ident, outermost)
+        elif ident in skip:
+            continue
+        elif ident == here:
+            REAL_SETTRACE(None)
+        else:
+            ORIGINALS["set_trace_to_threads"](drop_tracing, thread_idents=[ident], create_dummy_thread=False)
+
+
+def watch_until_left(ident: int, outermost: object) -> None:
+    """Thread ``ident`` drops tracing when it leaves ``outermost``, its outermost frame of a file holding breakpoints.
+    The watch goes on the frame below: the thread may be inside the tracer of ``outermost`` itself, which sets that
+    frame's tracer as it returns."""
+    below = outermost.f_back if outermost.f_back is not None else outermost
+    exit_watch = ACTIVE[ident] = UntilReturn(below.f_trace, ident, True, left=below is not outermost)
+    below.f_trace = exit_watch
 
 
 def needs_full(db: object) -> object:
@@ -227,14 +309,15 @@ def refresh(db: object) -> None:
     STATE["db"] = db
     why = needs_full(db)
     if why:
-        go_full(why)
-    if STATE["full"]:
+        go_full(why, for_good=False)
+    if STATE["for_good"]:
         return
     new = {path: frozenset(lines) for path, lines in db.breakpoints.items() if lines}
     changed = {path for path in set(new) | set(HOT) if new.get(path) != HOT.get(path)}
     HOT.clear()
     HOT.update(new)
     if not changed:
+        resumed(db)
         return
     try:
         for function in [f for f in gc.get_objects() if type(f) is types.FunctionType]:
@@ -249,24 +332,22 @@ def refresh(db: object) -> None:
     except Unsafe as why:
         go_full(f"breakpoint in {why}")
         return
-    trace_running(db)
+    if STATE["full"]:
+        resumed(db)
+    else:
+        trace_running(db)
 
 
 def trace_running(db: object) -> None:
     """Turn tracing on in each thread whose stack holds a frame of a file holding breakpoints."""
     skip = pydevd_threads()
     for ident, frame in sys._current_frames().items():
-        if ident in skip or ident in ACTIVE or not wanted(frame):
+        outermost = None if ident in skip or ident in ACTIVE else outermost_hot(frame)
+        if outermost is None:
             continue
         db.set_trace_for_frame_and_parents(ident, frame)
-        outermost = None
-        while frame is not None:
-            if frame.f_code.co_filename in HOT_NAMES:
-                outermost = frame
-            frame = frame.f_back
-        exit_watch = ACTIVE[ident] = UntilReturn(outermost.f_trace, ident, True)
-        outermost.f_trace = exit_watch
-        exit_watch.trace(LAST.get(ident) or db.trace_dispatch)
+        watch_until_left(ident, outermost)
+        ACTIVE[ident].trace(LAST.get(ident) or db.trace_dispatch)
 
 
 ORIGINALS: dict = {}
@@ -278,12 +359,13 @@ def take_tracing(tracing: object) -> None:
     ORIGINALS["set_trace_to_threads"] = to_threads
 
     def SetTrace(tracing_func):  # noqa: N802, ANN001, ANN202 - pydevd's name and signature
-        if STATE["full"] or tracing_func is None or threading.get_ident() in STAY_ON:
-            if tracing_func is None:
-                ACTIVE.pop(threading.get_ident(), None)
-            return set_trace(tracing_func)
         ident = threading.get_ident()
-        LAST[ident] = tracing_func
+        if tracing_func is None:
+            ACTIVE.pop(ident, None)
+        else:
+            LAST[ident] = tracing_func
+        if STATE["full"] or tracing_func is None or ident in STAY_ON:
+            return set_trace(tracing_func)
         tracing._last_tracing_func_thread_local.tracing_func = tracing_func
         if ident in ACTIVE:
             ACTIVE[ident].trace(tracing_func)
@@ -291,7 +373,8 @@ def take_tracing(tracing: object) -> None:
 
     def set_trace_to_threads(tracing_func, thread_idents=None, create_dummy_thread=True):  # noqa: ANN001, ANN202
         if STATE["full"]:
-            return to_threads(tracing_func, thread_idents=thread_idents, create_dummy_thread=create_dummy_thread)
+            with SWITCH:
+                return to_threads(tracing_func, thread_idents=thread_idents, create_dummy_thread=create_dummy_thread)
         for ident in thread_idents if thread_idents is not None else list(sys._current_frames()):
             LAST[ident] = tracing_func
         return 0
@@ -301,8 +384,8 @@ def take_tracing(tracing: object) -> None:
 
 def take_debugger(pydevd: object) -> None:
     """pydevd: breakpoints changed, a stop, the program's file read, uncaught exceptions."""
-    changed, suspend, trigger = (pydevd.PyDB.on_breakpoints_changed, pydevd.PyDB.set_suspend,
-                                 pydevd.PyDB.trigger_exception_handler)
+    changed, suspend, trigger, wait = (pydevd.PyDB.on_breakpoints_changed, pydevd.PyDB.set_suspend,
+                                       pydevd.PyDB.trigger_exception_handler, pydevd.PyDB.do_wait_suspend)
     patch_threads = pydevd.PyDB.patch_threads
 
     def threads_start_untraced(self):  # noqa: ANN001, ANN202 - pydevd's signature
@@ -318,14 +401,21 @@ def take_debugger(pydevd: object) -> None:
 
     def set_suspend(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         STATE["db"] = self
-        go_full("a stop")
-        return suspend(self, *args, **kwargs)
+        try:
+            return suspend(self, *args, **kwargs)
+        finally:  # after the thread is marked stopped: a continue of other threads going lazy meanwhile sees it
+            go_full("a stop", for_good=False)
+
+    def do_wait_suspend(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        result = wait(self, *args, **kwargs)
+        resumed(self)
+        return result
 
     settrace = pydevd.settrace
 
     def settrace_fully(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - pydevd's signature
         if kwargs.get("suspend", True):  # breakpoint() in the program: a step to its caller's next line, no set_suspend
-            go_full("breakpoint()")
+            go_full("breakpoint()", for_good=False)
         return settrace(*args, **kwargs)
 
     def trigger_exception_handler(self, excinfo, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
@@ -336,13 +426,14 @@ def take_debugger(pydevd: object) -> None:
     entry = api.stop_on_entry
 
     def stop_on_entry(self):  # noqa: ANN001, ANN202 - pydevd's signature
-        go_full("a stop on entry")
+        go_full("a stop on entry", for_good=False)
         return entry(self)
 
     api.stop_on_entry = stop_on_entry
     pydevd.PyDB.on_breakpoints_changed = on_breakpoints_changed
     pydevd.PyDB.patch_threads = threads_start_untraced
     pydevd.PyDB.set_suspend = set_suspend
+    pydevd.PyDB.do_wait_suspend = do_wait_suspend
     pydevd.settrace = settrace_fully
     pydevd.PyDB.trigger_exception_handler = trigger_exception_handler
     runner = sys.modules.get("_pydevd_bundle.pydevd_runpy")
@@ -398,18 +489,22 @@ def take_rewritten_tests(rewrite: object) -> None:
     rewrite._read_pyc, rewrite._rewrite_test = _read_pyc, _rewrite_test
 
 
+def in_forked_child() -> None:
+    """A forked child leaves pydevd as it was: the boot frees it, or pydevd follows the child with its own tracing."""
+    global SWITCH
+    SWITCH = threading.RLock()  # another thread of the parent may have held it
+    STATE.update(full=True, for_good=True, why="a forked child", forked=True)
+
+
 def install(after_import: dict, code_hooks: list, hidden: object) -> None:
     """Start: ``code_hooks`` gets ``on_code``, ``after_import`` (module -> what to add to it) what is added to
     pydevd's modules and pytest's as they are imported."""
     code_hooks.append(on_code)
     sys.addaudithook(on_exec)
-    os.register_at_fork(after_in_child=lambda: STATE.update(full=True, why="a forked child"))  # pydevd's as it was
+    os.register_at_fork(after_in_child=in_forked_child)
 
-    def tracing_then_hooks(tracing: object) -> None:
-        take_tracing(tracing)
-        take_excepthooks(hidden)
-
-    for name, then in (("pydevd_tracing", tracing_then_hooks), ("pydevd", take_debugger),
+    for name, then in (("pydevd_tracing", _both(take_tracing, lambda _: take_excepthooks(hidden))),
+                       ("pydevd", take_debugger),
                        ("_pytest.assertion.rewrite", take_rewritten_tests)):
         before = after_import.get(name)
         after_import[name] = then if before is None else _both(before, then)

@@ -389,7 +389,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             if theirs.strip() == condition.strip() and bp_id not in self._failed_conditions:
                 self._failed_conditions.add(bp_id)
                 message = f"the condition {condition.strip()!r} failed: {error[0].strip()}; {then}"
-                self.events.on_breakpoint(bp_id, BreakpointResult(verified=True, message=message))
+                self.breakpoint_changed(bp_id, BreakpointResult(verified=True, message=message))
                 self.events.on_output("console", f"Breakpoint {bp_id}: {message}.\n")
 
     def _event_relayBootWarning(self, body: wire.BootWarning) -> None:
