@@ -102,6 +102,11 @@ def _at_same_place(table: bytes, start: int, end: int, kind: int, units: int) ->
     return bytes(out)
 
 
+def _nowhere(units: int) -> bytes:
+    """Location entries for ``units`` code units with no line."""
+    return bytes(0x80 | (15 << 3) | (min(8, units - k) - 1) for k in range(0, units, 8))
+
+
 def _load_const(index: int) -> bytes:
     load = bytes([opmap["LOAD_CONST"], index & 0xFF])
     return bytes([opmap["EXTENDED_ARG"], index >> 8]) + load if index > 0xFF else load
@@ -125,11 +130,13 @@ def insert_call(code: types.CodeType, hook: object) -> types.CodeType:
     const = len(code.co_consts)
     if const + 1 > 0xFFFF:
         raise Unsafe(code.co_name)
-    call = _call_const(const) + bytes([opmap["POP_TOP"], 0])
-    # the jump lands on the NOP: it has no line, so the body's first instruction starts a line when traced
-    prefix = (_call_const(const + 1) + bytes([opmap["POP_JUMP_FORWARD_IF_NOT_NONE"], len(call) // 2])
-              + call + bytes([opmap["NOP"], 0]))
-    n = len(prefix) // 2
+    # Only the hook's call has the def's line (a frame paused in it needs one); the rest has none, so a traced
+    # call gets no line event for the def, and the body's first instruction starts a line (even on the def's line).
+    check = _call_const(const + 1)
+    call = _call_const(const)
+    prefix = (check + bytes([opmap["POP_JUMP_FORWARD_IF_NOT_NONE"], len(call) // 2 + 1])
+              + call + bytes([opmap["POP_TOP"], 0, opmap["NOP"], 0]))
+    unplaced = len(check) // 2 + 1, len(call) // 2, 2  # units: no line, the def's line, no line
     table, lines, pos = code.co_linetable, bytearray(), 0
     placed = False
     for start, end, kind, units in _line_entries(table):
@@ -138,9 +145,8 @@ def insert_call(code: types.CodeType, hook: object) -> types.CodeType:
         else:
             before = at - pos
             lines += bytes([(table[start] & 0xF8) | (before - 1)]) + table[start + 1:end]
-            # A frame paused in the call has its def's line; the NOP after it has none, so the body's first
-            # line starts a line even on the def's line (``def f(): return 1``).
-            lines += _at_same_place(table, start, end, kind, n - 1) + bytes([0x80 | (15 << 3)])
+            lines += (_nowhere(unplaced[0]) + _at_same_place(table, start, end, kind, unplaced[1])
+                      + _nowhere(unplaced[2]))
             if units > before:
                 lines += _same_place(table, start, end, kind, units - before)
             placed = True
@@ -149,4 +155,4 @@ def insert_call(code: types.CodeType, hook: object) -> types.CodeType:
         raise Unsafe(code.co_name)
     return code.replace(co_code=raw[:at * 2] + prefix + raw[at * 2:], co_consts=code.co_consts + (hook, sys.gettrace),
                         co_linetable=bytes(lines), co_stacksize=max(code.co_stacksize, 2),
-                        co_exceptiontable=shift_exception_table(code.co_exceptiontable, at, n))
+                        co_exceptiontable=shift_exception_table(code.co_exceptiontable, at, len(prefix) // 2))
