@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from jupyter_debug_relay.backends.debugpy import interpreter, lending
 
@@ -56,6 +57,16 @@ def prepared(python: str) -> str:
         lending.wait_for_installs()
         loan = lending.choose(found_here)
     return loan.folder
+
+
+def venv_with_relays_debugpy(python: str, folder: Path) -> tuple[str, Path]:
+    """A virtualenv of ``python`` in ``folder`` holding, as its own, the relay's version of debugpy: its Python
+    and that debugpy's folder."""
+    subprocess.run([python, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=120)
+    site = next((folder / "lib").glob("python3.*")) / "site-packages"
+    (site / "debugpy").symlink_to(prepared(python))
+    (site / f"debugpy-{lending.VERSION}.dist-info").mkdir()
+    return str(folder / "bin" / "python"), site / "debugpy"
 
 
 def debugpy_command(python: str | None) -> list[str]:

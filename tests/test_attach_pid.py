@@ -8,13 +8,15 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import line_of
 
 from jupyter_debug_relay import RelayError
-from jupyter_debug_relay.backends.debugpy import lending
 from tests import targets
+
+ROOT = str(Path(__file__).resolve().parent.parent)  # the rogue imports tests.peers.rogue_dap from here
 
 
 def _gdb_calls_into_processes() -> bool:
@@ -119,37 +121,13 @@ def test_pause_stops_a_step_out_still_running_in_a_process_attached_by_pid(relay
 # relay to each listening socket the test's own process opens on 127.0.0.1 (/proc/net/tcp, readable by all):
 # asks for a command to be run and a stop to be believed, answers pydevdAuthorize with guesses.
 ROGUE = r"""
-import json, os, re, socket, sys, threading, time
+import json, os, sys, threading, time
 marker, relay_pid, until = sys.argv[1], sys.argv[2], time.monotonic() + float(sys.argv[3])
-
-def frame(message):
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+sys.path.insert(0, sys.argv[4])
+from tests.peers import rogue_dap
 
 def attack(port):
-    try:
-        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-    except OSError:
-        return
-    print("connected", port, flush=True)
-    sock.sendall(frame({"seq": 1, "type": "request", "command": "runInTerminal", "arguments": {
-        "kind": "integrated", "cwd": "/", "args": [sys.executable, "-c", f"open({marker!r}, 'w').close()"]}})
-        + frame({"seq": 2, "type": "event", "event": "stopped", "body": {"reason": "pause", "threadId": 1}}))
-    data = b""
-    try:
-        while chunk := sock.recv(65536):
-            data += chunk
-            if b'"pydevdAuthorize"' in data:
-                print("asked", port, flush=True)
-                request = json.loads(data[data.index(b"{"):])
-                for seq, guess in enumerate([None, "", str(port), "0" * 64], 3):
-                    sock.sendall(frame({"seq": seq, "type": "response", "request_seq": request["seq"],
-                                        "command": "pydevdAuthorize", "success": True,
-                                        "body": {"clientAccessToken": guess}}))
-                data = b""
-    except OSError:
-        pass
-    print("closed", port, flush=True)
+    rogue_dap.attack(port, marker, [None, "", str(port), "0" * 64], "pause")
 
 def sockets_of(pid):
     found = set()
@@ -199,7 +177,7 @@ def test_a_rogue_at_the_listener_of_an_attach_by_pid_is_refused_and_sees_no_secr
     service = write("service.py", SERVICE)
     marker = tmp_path / "rogue-was-here"
     caplog.set_level(logging.WARNING, logger="jupyter_debug_relay.backends.debugpy.direct")
-    rogue = subprocess.Popen([sys.executable, "-c", ROGUE, str(marker), str(os.getpid()), "120"],
+    rogue = subprocess.Popen([sys.executable, "-c", ROGUE, str(marker), str(os.getpid()), "120", ROOT],
                              stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         with Running(sys.executable, service) as target:
@@ -226,19 +204,14 @@ def test_a_rogue_at_the_listener_of_an_attach_by_pid_is_refused_and_sees_no_secr
 @pytest.mark.skipif(targets.newest_monitoring() is None, reason=f"no Python 3.12+ found ({targets.WHERE})")
 def test_a_process_of_a_venv_with_debugpy_of_the_relays_version_is_given_its_own(relay, write, tmp_path):
     python = targets.newest_monitoring()
-    copy = targets.prepared(python)
-    venv = tmp_path / "venv"
-    subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    site = next((venv / "lib").glob("python3.*")) / "site-packages"
-    (site / "debugpy").symlink_to(copy)
-    (site / f"debugpy-{lending.VERSION}.dist-info").mkdir()
+    venv_python, own = targets.venv_with_relays_debugpy(python, tmp_path / "venv")
     service = write("service.py", SERVICE)
-    with Running(str(venv / "bin" / "python"), service) as target:  # /proc/PID/exe names the base interpreter
+    with Running(venv_python, service) as target:  # /proc/PID/exe names the base interpreter
         session = relay.attach(pid=target.pid)
         relay.breakpoints.add(service, line_of(service, "# work"))
         session.wait_for_stop(30)
         pydevd = session.evaluate("__import__('sys').modules['pydevd'].__file__").value.strip("'")
-        assert pydevd.startswith(str(site / "debugpy") + os.sep), pydevd
+        assert pydevd.startswith(str(own) + os.sep), pydevd
         session.terminate()
 
 

@@ -3,35 +3,14 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import wait_until
 
 pytestmark = pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="lazy tracing is the 3.11 boot's")
 
-LIB = """
-import sys
-
-
-def traced():
-    return sys.gettrace() is not None
-
-
-def target(x):
-    y = x + 1  # target
-    return y
-
-
-def loop(n):
-    total = 0
-    for i in range(n):
-        total += i  # each
-    return total
-
-
-def tick(n):
-    return n + 1  # tick
-"""
+LIB = (Path(__file__).parent / "programs" / "lazy_lib.py").read_text()
 
 MAIN = """
 import sys

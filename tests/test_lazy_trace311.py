@@ -5,6 +5,7 @@ from __future__ import annotations
 import dis
 import sys
 import traceback
+from pathlib import Path
 
 import pytest
 from conftest import wait_until
@@ -189,22 +190,7 @@ def test_tracing_turned_on_by_the_call_sees_every_line_of_the_body(patched) -> N
     assert ("line", line_of(signature_kinds, "for i in range(3)")) in events
 
 
-LIB = """
-import sys
-
-
-def traced():
-    return sys.gettrace() is not None
-
-
-def target(x):
-    y = x + 1  # target
-    return y
-
-
-def tick(n):
-    return n + 1  # tick
-"""
+LIB = (Path(__file__).parent / "programs" / "lazy_lib.py").read_text()
 
 MAIN = """
 import sys

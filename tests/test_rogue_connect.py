@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from conftest import line_of, marked_processes
@@ -28,41 +29,13 @@ print(total)
 # a runInTerminal and a fake stop before anything else, then answers pydevdAuthorize with what the command
 # line gave (a token, if one is there) and guesses, and asks again. Prints what happened to it.
 ROGUE = r"""
-import json, os, socket, sys, threading, time
+import os, sys, threading, time
 marker, program, until = sys.argv[1], sys.argv[2], time.monotonic() + float(sys.argv[3])
-
-def frame(message):
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-def run_marker(seq):
-    return frame({"seq": seq, "type": "request", "command": "runInTerminal", "arguments": {
-        "kind": "integrated", "cwd": "/", "args": [sys.executable, "-c", f"open({marker!r}, 'w').close()"]}})
+sys.path.insert(0, sys.argv[4])
+from tests.peers import rogue_dap
 
 def attack(port, token):
-    try:
-        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-    except OSError:
-        return
-    print("connected", port, flush=True)
-    sock.sendall(run_marker(1) + frame({"seq": 2, "type": "event", "event": "stopped",
-                                        "body": {"reason": "breakpoint", "threadId": 1}}))
-    data = b""
-    try:
-        while chunk := sock.recv(65536):
-            data += chunk
-            if b'"pydevdAuthorize"' in data:
-                print("asked", port, flush=True)
-                request = json.loads(data[data.index(b"{"):])
-                for seq, guess in enumerate([token, None, "", str(port)], 3):
-                    sock.sendall(frame({"seq": seq, "type": "response", "request_seq": request["seq"],
-                                        "command": "pydevdAuthorize", "success": True,
-                                        "body": {"clientAccessToken": guess}}))
-                sock.sendall(run_marker(9))
-                data = b""
-    except OSError:
-        pass
-    print("closed", port, flush=True)
+    rogue_dap.attack(port, marker, [token, None, "", str(port)], "breakpoint", ask_again=True)
 
 seen = set()
 while time.monotonic() < until:
@@ -82,12 +55,14 @@ while time.monotonic() < until:
     time.sleep(0.002)
 """
 
+ROOT = str(Path(__file__).resolve().parent.parent)  # the rogue imports tests.peers.rogue_dap from here
+
 
 def test_a_rogue_racing_three_launches_gets_nothing_run_and_every_launch_stops(relay, write, tmp_path, caplog):
     app = write("app.py", PROGRAM)
     marker = tmp_path / "rogue-was-here"
     bp = relay.breakpoints.add(app, line_of(app, "# stop here"))
-    rogue = subprocess.Popen([sys.executable, "-c", ROGUE, str(marker), app, "120"], stdout=subprocess.PIPE,
+    rogue = subprocess.Popen([sys.executable, "-c", ROGUE, str(marker), app, "120", ROOT], stdout=subprocess.PIPE,
                              text=True, start_new_session=True)
     caplog.set_level(logging.WARNING, logger="jupyter_debug_relay.backends.debugpy.direct")
     try:

@@ -126,20 +126,13 @@ def test_without_a_copy_for_its_version_a_target_runs_the_kernels_debugpy_and_sa
 
 @pytest.mark.skipif(targets.newest_monitoring() is None, reason=f"no Python 3.12+ found ({targets.WHERE})")
 def test_a_venv_with_debugpy_of_the_relays_version_runs_its_own(relay, write, tmp_path):
-    import subprocess
-
     python = targets.newest_monitoring()
-    copy = targets.prepared(python)
-    venv = tmp_path / "venv"
-    subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    site = next((venv / "lib").glob("python3.*")) / "site-packages"
-    (site / "debugpy").symlink_to(copy)
-    (site / f"debugpy-{lending.VERSION}.dist-info").mkdir()
+    venv_python, own = targets.venv_with_relays_debugpy(python, tmp_path / "venv")
     app = write("hot.py", HOT)
     relay.breakpoints.add(app, line_of(app, "# end"))
-    session = relay.launch(app, python=str(venv / "bin" / "python"))
+    session = relay.launch(app, python=venv_python)
     session.wait_for_stop(30)
-    assert session.evaluate(PYDEVD_FILE).value.strip("'").startswith(str(site / "debugpy") + os.sep)
+    assert session.evaluate(PYDEVD_FILE).value.strip("'").startswith(str(own) + os.sep)
     session.terminate()
 
 
