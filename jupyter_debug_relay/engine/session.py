@@ -310,9 +310,7 @@ class Session(Link, BackendEvents):
                 await self._fail(exc)
                 raise
             if self.state == "running" and self._stops == mark:
-                self.stop = previous
-                self._stop_seq = self.manager.bus.publish(self.id, "stopped", as_dict(previous)).seq
-                self._set_state("paused")
+                self._paused_at(previous)
             raise
         return await self.wait_for_stop(timeout, after=mark, thread=thread_id, ends=ends) if wait else None
 
@@ -437,14 +435,18 @@ class Session(Link, BackendEvents):
             stop.description = f"output breakpoint {bp.id} matched {line!r}; paused just after it"
         if not stop.source_line and stop.frame is not None:
             stop.source_line = file_line(stop.frame.path, stop.frame.line)
-        self.stop = stop
         self._stops += 1
         self.pause_pending = False
         self.seen = {}
-        self._stop_seq = self.manager.bus.publish(self.id, "stopped", as_dict(stop)).seq
-        self._set_state("paused")
+        self._paused_at(stop)
         if self.manager.store is not None:
             self.manager.store.at_stop(self)
+
+    def _paused_at(self, stop: StopInfo) -> None:
+        """Hold ``stop``, publish it, and be paused."""
+        self.stop = stop
+        self._stop_seq = self.manager.bus.publish(self.id, "stopped", as_dict(stop)).seq
+        self._set_state("paused")
 
     def on_continued(self, thread_id: int | None) -> None:
         if self.state == "paused":

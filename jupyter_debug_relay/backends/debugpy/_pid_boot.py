@@ -11,10 +11,12 @@ injected entry point (``attach_pid_injected``), the token answering the relay's 
 A process attached before keeps the additions it has (the boot module is already there).
 """
 
+import importlib
 import json
 import os
 import sys
 from importlib.util import module_from_spec, spec_from_file_location
+from types import ModuleType
 
 BOOT_MODULE = "_jupyter_debug_relay_boot"  # as _nodelay_boot.py names itself in sys.modules
 
@@ -30,21 +32,26 @@ def load_boot() -> tuple:
     return boot, True
 
 
+def imported(name: str, folder: str) -> ModuleType:
+    """Module ``name``, imported with ``folder`` first on ``sys.path`` for that import only."""
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(folder)
+
+
 def main_thread_known(debugpy_dir: str) -> None:
     """Before anything imports ``threading`` here, have it know the main thread (what debugpy's injection does)."""
     if "threading" in sys.modules:
         return
-    folder = os.path.join(debugpy_dir, "_vendored", "pydevd", "pydevd_attach_to_process")
-    sys.path.insert(0, folder)
-    try:
-        import attach_script
+    attach_script = imported("attach_script", os.path.join(debugpy_dir, "_vendored", "pydevd",
+                                                         "pydevd_attach_to_process"))
 
-        def say(message: str) -> None:
-            print(message, file=sys.stderr)
+    def say(message: str) -> None:
+        print(message, file=sys.stderr)
 
-        attach_script.fix_main_thread_id(on_warn=say, on_exception=say, on_critical=say)
-    finally:
-        sys.path.remove(folder)
+    attach_script.fix_main_thread_id(on_warn=say, on_exception=say, on_critical=say)
 
 
 def attach(path: str) -> None:
@@ -58,16 +65,8 @@ def attach(path: str) -> None:
     if fresh:
         boot.add_to_debugger(settings, debugpy_dir)
     boot.nodelay_to(settings["port"])
-    sys.path.insert(0, os.path.dirname(debugpy_dir))
-    try:
-        import debugpy
-    finally:
-        sys.path.pop(0)
+    debugpy = imported("debugpy", os.path.dirname(debugpy_dir))
     debugpy.configure(qt="none", subProcess=False)  # pydevd's children would look for an adapter: there is none
-    sys.path.insert(0, os.path.join(debugpy_dir, "server"))
-    try:
-        import attach_pid_injected
-    finally:
-        sys.path.pop(0)
-    attach_pid_injected.attach({"mode": "connect", "address": ["127.0.0.1", settings["port"]], "log_to": None,
-                                "adapter_access_token": settings["token"], "wait_for_client": False})
+    injected = imported("attach_pid_injected", os.path.join(debugpy_dir, "server"))
+    injected.attach({"mode": "connect", "address": ["127.0.0.1", settings["port"]], "log_to": None,
+                     "adapter_access_token": settings["token"], "wait_for_client": False})

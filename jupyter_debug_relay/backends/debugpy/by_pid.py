@@ -27,7 +27,7 @@ from ...transports import process, procfs
 from ..base import BackendEvents
 from ..dap.backend import DapBackend
 from . import lending
-from .backend import LAZY_BOOT, MONITORING_BOOT, NODELAY_BOOT, DebugpyBackend
+from .backend import DebugpyBackend, boot_rules
 from .direct import PydevdDirectBackend
 
 PID_BOOT = os.path.join(os.path.dirname(__file__), "_pid_boot.py")
@@ -73,8 +73,7 @@ class PydevdPidBackend(PydevdDirectBackend):
         self.debugpy_folder = lending.KERNEL_DEBUGPY
         self.injector: asyncio.subprocess.Process | None = None
         self.config.pop("processId", None)
-        self.config["rules"] = [{"path": boot, "include": False}
-                                for boot in (NODELAY_BOOT, MONITORING_BOOT, *LAZY_BOOT, PID_BOOT)]
+        self.config["rules"] = boot_rules(PID_BOOT)
 
     def lend(self, loan: lending.Loan) -> None:
         self.debugpy_folder = loan.folder
