@@ -224,11 +224,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             raise self.start_failed(exc) from None
 
     def lend(self, loan: lending.Loan) -> None:
-        """Have the boot (or by pid, the adapter) run ``loan``'s debugpy when it is not the kernel's; say on the
-        console why it is slow."""
-        if loan.folder != lending.KERNEL_DEBUGPY and self.attach_pid is not None:
-            self.adapter_cmd = lending.adapter(loan.folder)
-        elif loan.folder != lending.KERNEL_DEBUGPY:
+        """Have the boot run ``loan``'s debugpy when it is not the kernel's; say on the console why it is slow."""
+        if loan.folder != lending.KERNEL_DEBUGPY:
             settings = json.loads(self.launch_env[BOOT_VARIABLE])
             self.launch_env[BOOT_VARIABLE] = json.dumps({**settings, "debugpy": loan.folder})
         if loan.note:

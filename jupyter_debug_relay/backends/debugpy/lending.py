@@ -125,11 +125,6 @@ async def for_process(pid: int) -> Loan:
     return choose(found) if found is not None else Loan(KERNEL_DEBUGPY)
 
 
-def adapter(folder: str) -> list[str]:
-    """The command that runs the adapter of the debugpy package in ``folder`` (it injects that one by pid)."""
-    return [sys.executable, os.path.join(folder, "adapter")]
-
-
 def start_install(interpreter: Interpreter) -> None:
     """Install the copy for ``interpreter`` in a thread of its own, unless one is making it already."""
     folder = cached_folder(interpreter.version)
