@@ -107,6 +107,29 @@ def test_a_launch_on_a_remote_answers_the_breakpoints_the_remote_could_not_bind(
     call(relay, "remote_remove", name="lab")
 
 
+def test_a_launch_answer_holds_the_remote_word_even_when_its_events_come_late(remote, relay, monkeypatch):
+    from jupyter_debug_relay.remote import backend
+
+    async def late(*args):  # the event stream lags: its breakpoint events come after the launch's answer
+        async for event in backend_follow(*args):
+            if event.event == "breakpoint":
+                await asyncio.sleep(0.5)
+            yield event
+
+    backend_follow = backend.follow
+    monkeypatch.setattr(backend, "follow", late)
+    app = remote.write("late.py", APP)
+    call(relay, "remote_add", name="lab", url=remote.url, token_file=str(remote.token_file))
+    bound = relay.breakpoints.add(app, line_of(app, "# loop"))
+    started = call(relay, "launch", program=app, on="lab")
+    assert started["unverified"] == [] and relay.breakpoints.get(bound.id).status == "verified"
+    name = started["session"].name
+    assert call(relay, "wait", session=name)["stop"].breakpoint_ids == [bound.id]
+    assert relay.breakpoints.get(bound.id).status == "verified"  # the late events said the same, or nothing more
+    call(relay, "terminate", session=name)
+    call(relay, "remote_remove", name="lab")
+
+
 def test_sessions_already_on_the_remote_are_listed_and_a_removed_remote_keeps_them(remote, relay):
     app = remote.write("wait.py", "import time\nfor i in range(600):\n    time.sleep(0.05)  # tick\n")
     with direct(remote) as other:

@@ -87,12 +87,9 @@ class RemoteBackend(Backend):
             operation, args = self.plan["operation"], dict(self.plan["args"])
             if operation == "launch":
                 args.setdefault("exceptions", exceptions)
-            answer = await self._call("POST", f"/{operation}", {**args, "wait": False})
-            unbound = {self._judged(data) for data in answer.get("unverified") or []}  # what its start could not bind
-            for local_id in [i for i, r in self.breakpoint_results.items() if not r.verified and i not in unbound]:
-                del self.breakpoint_results[local_id]  # an older word (another session's there): this start bound it
-            info = answer["session"]
+            info = (await self._call("POST", f"/{operation}", {**args, "wait": False}))["session"]
             self.capabilities = info.get("capabilities") or {}
+            await self._judge_all()
         self.pid = info.get("pid")
         if info.get("state") == "paused" and info.get("stop"):
             self.events.on_stopped(self._stop(info["stop"]))
@@ -184,11 +181,22 @@ class RemoteBackend(Backend):
 
     def _judged(self, data: dict[str, Any]) -> int | None:
         """Keep the remote's latest word on one of its breakpoints (what ``took_breakpoints`` records); its id here."""
-        for local_id, (remote_id, _) in self.sent.items():
-            if remote_id == data.get("id"):
-                self.breakpoint_results[local_id] = _result(data)
-                return local_id
-        return None
+        local_id = self._local_id(data.get("id"))
+        if local_id is not None:
+            self.breakpoint_results[local_id] = _result(data)
+        return local_id
+
+    def _local_id(self, remote_id: Any) -> int | None:
+        return next((local_id for local_id, (sent_id, _) in self.sent.items() if sent_id == remote_id), None)
+
+    async def _judge_all(self) -> None:
+        """Take the remote's word on every breakpoint once its start has judged them: asked, not waited for on the
+        event stream, which may not have brought those events yet when the start's answer is here."""
+        for data in (await self._call("GET", "/breakpoints"))["breakpoints"]:
+            if data.get("status") != "pending":
+                self._judged(data)
+            elif (local_id := self._local_id(data.get("id"))) is not None:
+                self.breakpoint_results.pop(local_id, None)  # not judged there yet: no word to record
 
     # -- breakpoints --------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from ...errors import RelayError
 from ...model import Breakpoint, ExceptionInfo, Frame, Scope, StopInfo, Thread, Variable, VariablePage
 from ...protocols.dap import DapChannel, DapRequestError
 from ...transports import process
-from ...transports.streams import ByteStream, forward_text, pipe_stream, tcp_stream
+from ...transports.streams import ByteStream, forward_text, pipe_stream, read_what_is_there, tcp_stream
 from ..base import Backend, BackendEvents
 from . import messages as wire
 from . import stdin as target_stdin
@@ -235,6 +235,8 @@ class DapBackend(DapFeatures, Backend):
         self._pending_hits = pending
         stop.also_hit = list(pending)
         self.startup.mark("first stack")
+        if self.terminal_proc is not None:
+            await read_what_is_there()  # what the target printed before it stopped comes before the stop
         self.events.on_stopped(stop)
 
     async def _threads_at_breakpoints(self, threads: list[int], but: int) -> list[int]:
