@@ -122,3 +122,24 @@ def test_a_session_operation_without_sessions_says_so():
     with pytest.raises(RelayError) as caught:
         run(Bare(), "status", {})
     assert caught.value.code == "session_not_found" and caught.value.hint
+
+
+def test_a_renamed_session_is_still_found_by_the_name_it_had():
+    from jupyter_debug_relay.backends.ez.backend import EzBackend
+
+    async def check() -> None:
+        manager = SessionManager()
+        unstarted = lambda events: EzBackend.__new__(EzBackend)  # noqa: E731 - never started: only looked up
+        try:
+            worker = manager.create(unstarted, "ray worker:41")  # attached before the cluster named its task
+            worker.rename("ratio:41")
+            assert manager.get("ray worker:41") is worker and manager.get("ratio:41") is worker
+            other = manager.create(unstarted, "ray worker:41")  # the old name given again: it wins
+            assert manager.get("ray worker:41") is other and manager.get("ratio:41") is worker
+            with pytest.raises(RelayError) as caught:
+                manager.get("area:41")
+            assert caught.value.code == "session_not_found"
+        finally:
+            await manager.close()
+
+    asyncio.run(check())

@@ -84,7 +84,8 @@ class SessionManager:
     def get(self, key: str) -> Session:
         session = self.sessions.get(key)
         if session is None:
-            matches = [s for s in self.sessions.values() if s.name == key]
+            matches = [s for s in self.sessions.values() if s.name == key] or [
+                s for s in self.sessions.values() if key in s.former_names]  # a name given before a rename
             live = [s for s in matches if not s.ended]
             session = (live or matches or [None])[-1]
         if session is None:

@@ -77,6 +77,7 @@ class Session(Link, BackendEvents):
         self.manager = manager
         self.id = session_id
         self.name = name
+        self.former_names: list[str] = []  # names it had before a rename: a name once shown keeps finding it
         self.factory = factory
         self.parent = parent
         self.state = "created"
@@ -147,6 +148,12 @@ class Session(Link, BackendEvents):
             uid=self.uid,
             startup=self.backend.startup.durations(),
         )
+
+    def rename(self, name: str) -> None:
+        """Call the session ``name`` from now on; its former name still finds it where no other session has it."""
+        if name != self.name:
+            self.former_names.append(self.name)
+            self.name = name
 
     def require_paused(self) -> None:
         self.require_live()

@@ -86,7 +86,7 @@ def _follow(manager: SessionManager, task: RayTask) -> None:
         return
     name = _session_name(task)
     if session.name != name and not any(s.name == name and not s.ended for s in manager.sessions.values()):
-        session.name = name
+        session.rename(name)  # attached before the cluster named its task: the name it was given still finds it
 
 
 def _shown(manager: SessionManager, workers: list[RayTask]) -> list[RayTask]:
