@@ -267,36 +267,6 @@ def describe_only_when_logged(log) -> None:  # noqa: ANN001 - debugpy's common/l
     log.describe_environment = describe_environment
 
 
-def start_without_pause(pydevd) -> None:  # noqa: ANN001 - pydevd.py
-    """``PyDB.initialize_network`` sleeps 0.1 s to "give threads time to start"; ``Thread.start`` already
-    returns once its thread runs, so the sleep only delays the program (the pause is skipped in that call only)."""
-    initialize = pydevd.PyDB.initialize_network
-    clock = pydevd.time
-    caller: list = []
-
-    class Clock:
-        """pydevd's ``time`` module, but for the calling thread's sleep in ``initialize_network``."""
-
-        def __getattr__(self, name: str):  # noqa: ANN204
-            return getattr(clock, name)
-
-        @staticmethod
-        def sleep(seconds: float) -> None:
-            if pydevd.threading.get_ident() not in caller:
-                clock.sleep(seconds)
-
-    def initialize_network(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - pydevd's signature
-        caller.append(pydevd.threading.get_ident())
-        pydevd.time = Clock()
-        try:
-            return initialize(self, *args, **kwargs)
-        finally:
-            pydevd.time = clock
-            caller.clear()
-
-    pydevd.PyDB.initialize_network = initialize_network
-
-
 def report_startup(pydevd) -> None:  # noqa: ANN001 - pydevd.py
     """Tell the relay when this process's phases of the start ended, once pydevd has its configuration."""
     configured = pydevd.PyDB.on_configuration_done
@@ -351,7 +321,7 @@ def wake_for_every_command(pydevd) -> None:  # noqa: ANN001 - pydevd.py
 
 
 def adjust_pydevd(pydevd) -> None:  # noqa: ANN001 - pydevd.py
-    start_without_pause(pydevd)
+    beside("_pydevd_waits").shorten(pydevd)
     report_startup(pydevd)
     wake_for_every_command(pydevd)
 
