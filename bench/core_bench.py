@@ -229,7 +229,7 @@ def main() -> None:
     print()
     suite_table = Table(*suites.SUITE_COLUMNS)
     for target in targets:
-        suites.print_rows(suite_table, suite[target.version], target.label)
+        suites.print_rows(suite_table, suite[target.version], target)
     for runs, label in anchors:
         print(f"{label}: {len(runs.runs)} runs, {runs.samples()} steps; its first stop is one launch a run")
 

@@ -365,7 +365,21 @@ def module_path_as_python_sets_it(runner) -> None:  # noqa: ANN001 - pydevd's co
     runner._run_module_as_main = run
 
 
+def keep_code_lines(api) -> None:  # noqa: ANN001 - pydevd's pydevd_api
+    """pydevd compiles a breakpoint's whole file to check its line, at every launch: ``_code_lines.py`` keeps the
+    answer between launches (loaded at the first breakpoint)."""
+    compute = api._get_code_lines
+
+    def _get_code_lines(code):  # noqa: ANN001, ANN202 - pydevd's signature: a code object or a file's path
+        if not isinstance(code, str):
+            return compute(code)
+        return beside("_code_lines").lines_of(code, compute)
+
+    api._get_code_lines = _get_code_lines
+
+
 AFTER_IMPORT = {  # module -> what to add to it
+    "_pydevd_bundle.pydevd_api": keep_code_lines,
     "_pydevd_bundle.pydevd_suspended_frames": watch_slow_values,
     "debugpy.common.log": describe_only_when_logged,
     "pydevd": adjust_pydevd,
@@ -410,13 +424,16 @@ def watch_loads() -> None:
 
 
 def beside(name: str):  # noqa: ANN201 - a module object
-    """Load the module ``name``.py from beside this file."""
+    """The module ``name``.py from beside this file, loaded once."""
     from importlib.util import module_from_spec, spec_from_file_location
 
-    spec = spec_from_file_location(f"{BOOT_MODULE}_{name}", os.path.join(os.path.dirname(__file__), f"{name}.py"))
-    module = module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    full_name = f"{BOOT_MODULE}_{name}"
+    if full_name not in sys.modules:
+        spec = spec_from_file_location(full_name, os.path.join(os.path.dirname(__file__), f"{name}.py"))
+        module = module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[full_name] = module
+    return sys.modules[full_name]
 
 
 def monitoring_additions() -> dict:

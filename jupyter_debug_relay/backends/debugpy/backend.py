@@ -28,16 +28,18 @@ from .values import BYTES_TYPES, PythonValues
 log = logging.getLogger(__name__)
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
-MONITORING_BOOT = os.path.join(os.path.dirname(__file__), "_monitoring_boot.py")  # loaded by the boot on 3.12+
-DEFERRED_BOOT = os.path.join(os.path.dirname(__file__), "_deferred_imports.py")  # loaded by the boot
-WAITS_BOOT = os.path.join(os.path.dirname(__file__), "_pydevd_waits.py")  # loaded by the boot
-LAZY_BOOT = [os.path.join(os.path.dirname(__file__), name) for name in ("_lazy_trace311.py", "_code311.py")]  # 3.11
+BESIDE_BOOT = [os.path.join(os.path.dirname(__file__), name) for name in (  # what the boot loads beside it
+    "_monitoring_boot.py",  # 3.12+
+    "_lazy_trace311.py", "_code311.py",  # 3.11
+    "_deferred_imports.py", "_pydevd_waits.py", "_code_lines.py",
+)]
 
 
 def boot_rules(*more: str) -> list[dict[str, Any]]:
     """debugpy's rules keeping the boot's files (and ``more``) out of the program's stacks and steps."""
-    return [{"path": path, "include": False}
-            for path in (NODELAY_BOOT, MONITORING_BOOT, DEFERRED_BOOT, WAITS_BOOT, *LAZY_BOOT, *more)]
+    return [{"path": path, "include": False} for path in (NODELAY_BOOT, *BESIDE_BOOT, *more)]
+
+
 LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
 LAUNCHER_DIR = os.path.realpath(os.path.dirname(debugpy.launcher.__file__))  # what our adapter's runInTerminal runs
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the boots' settings; they remove it before the program runs
