@@ -87,7 +87,8 @@ def test_the_oldest_half_goes_past_the_limit(cache, tmp_path, monkeypatch):
 
 @pytest.mark.every_target
 def test_a_launch_keeps_the_lines_and_the_next_launch_stops_as_the_first(relay, write, tmp_path):
-    app = write("app.py", APP)
+    filler = "".join(f"value_{n} = {n} * 2\n" for n in range(1000))  # big enough to be kept (KEEP_FROM)
+    app = write("app.py", APP + filler)
     bp = relay.breakpoints.add(app, line_of(app, "# here"))
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     for _ in range(2):
@@ -97,4 +98,5 @@ def test_a_launch_keeps_the_lines_and_the_next_launch_stops_as_the_first(relay, 
         session.terminate()
     folder = tmp_path / "cache" / "jupyter-debug-relay" / "code-lines"
     (entry,) = folder.iterdir()
-    assert set(json.loads(entry.read_text())) - {0} == {1, 2, 3, 4, 5, 7}  # app.py's code lines (0: the module's start)
+    lines = {1, 2, 3, 4, 5, 7, *range(8, 1008)}  # app.py's code lines
+    assert set(json.loads(entry.read_text())) - {0} == lines  # (0: where the module's code starts)

@@ -72,6 +72,7 @@ LOADED: dict = {}  # file -> its st_mtime_ns when its code first ran (None: not 
 SLOW_VALUE = 1.0  # seconds of making one value's text before the relay is told its name
 RESOLVING: dict = {"variable": None, "since": 0.0, "told": None}  # the value whose text pydevd is making
 STARTUP = {"interpreter start": time.time()}  # phase -> when it ended (wall clock, the relay's too)
+KEEP_FROM = 16_000  # bytes of a file whose code lines are kept between launches (about 10 ms to compile)
 TRACE_ALL = "JUPYTER_DEBUG_RELAY_TRACE_ALL"  # in a 3.11 target's environment: every call traced from the start
 CODE_HOOKS: list = []  # each gets a module's code as it is read, and returns the code to run
 AROUND_IMPORT: dict = {}  # module -> what runs its code, given the function that runs it
@@ -371,9 +372,11 @@ def keep_code_lines(api) -> None:  # noqa: ANN001 - pydevd's pydevd_api
     compute = api._get_code_lines
 
     def _get_code_lines(code):  # noqa: ANN001, ANN202 - pydevd's signature: a code object or a file's path
-        if not isinstance(code, str):
-            return compute(code)
-        return beside("_code_lines").lines_of(code, compute)
+        try:
+            big = isinstance(code, str) and os.path.getsize(code) >= KEEP_FROM
+        except OSError:
+            big = False
+        return beside("_code_lines").lines_of(code, compute) if big else compute(code)
 
     api._get_code_lines = _get_code_lines
 
