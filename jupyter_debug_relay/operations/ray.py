@@ -85,7 +85,7 @@ def _follow(manager: SessionManager, task: RayTask) -> None:
     if session is None or session.state != "paused" or task.name == NO_TASK:
         return
     name = _session_name(task)
-    if session.name != name and not any(s.name == name and not s.ended for s in manager.sessions.values()):
+    if not any(s.name == name and not s.ended for s in manager.sessions.values()):  # this one's already, or another's
         session.rename(name)  # attached before the cluster named its task: the name it was given still finds it
 
 

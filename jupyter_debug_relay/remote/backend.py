@@ -170,8 +170,7 @@ class RemoteBackend(Backend):
 
     def _stop(self, data: dict[str, Any]) -> StopInfo:
         stop = parsed(StopInfo, data, self.remote.name)
-        local = {remote_id: local_id for local_id, (remote_id, _) in self.sent.items()}
-        stop.breakpoint_ids = [local[i] for i in stop.breakpoint_ids if i in local]
+        stop.breakpoint_ids = [i for i in map(self._local_id, stop.breakpoint_ids) if i is not None]
         return stop
 
     def _breakpoint(self, data: dict[str, Any]) -> None:
@@ -187,6 +186,7 @@ class RemoteBackend(Backend):
         return local_id
 
     def _local_id(self, remote_id: Any) -> int | None:
+        """The id here of the remote's breakpoint ``remote_id`` (None: not one of ours)."""
         return next((local_id for local_id, (sent_id, _) in self.sent.items() if sent_id == remote_id), None)
 
     async def _judge_all(self) -> None:
