@@ -162,6 +162,43 @@ def test_breakpoints_change_live_while_the_target_runs(relay, write):
     assert session.state == "terminated" and session.exit_code == 0
 
 
+NEIGHBOURS = """
+def before(i):
+    return i + 1  # before
+
+
+def holder(values):
+    def double(v):
+        return v * 2  # inside a nested function
+    return sum(map(double, values))
+
+
+for i in range(50):
+    before(i)
+print(holder([1, 2, 3]))
+for i in range(3):
+    before(i)
+print("done")
+"""
+
+
+@pytest.mark.every_target
+def test_functions_beside_a_breakpoint_run_freely_yet_still_stop_once_one_is_set_in_them(relay, write):
+    app = write("neighbours.py", NEIGHBOURS)
+    relay.breakpoints.add(app, line_of(app, "# inside a nested function"))
+    session = relay.launch(app)
+    stop = session.wait_for_stop(20)  # the nested function's own code holds the line, not holder's
+    assert (stop.frame.line, stop.frame.name) == (line_of(app, "# inside a nested function"), "double")
+    assert session.evaluate("v").value == "1"
+    relay.breakpoints.clear()
+    relay.breakpoints.add(app, line_of(app, "# before"))  # in a function that already ran 50 times
+    stop = session.continue_(timeout=20)
+    assert stop is not None and stop.frame.name == "before" and session.evaluate("i").value == "0"
+    relay.breakpoints.clear()
+    assert session.continue_(timeout=20) is None
+    assert session.output().text.splitlines()[-2:] == ["12", "done"]
+
+
 def test_breakpoints_apply_to_every_session(relay, write):
     app = write("loop.py", LOOP)
     bp = relay.breakpoints.add(app, line_of(app, "# tick"))
