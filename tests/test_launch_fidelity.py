@@ -80,19 +80,21 @@ def test_a_target_killed_by_a_signal_ends_as_a_plain_run_does(relay, write):
 DEBUGGER_IMPORTS = """
 import json, sys, threading
 
-NAMES = ["calendar", "email.parser", "importlib.metadata", "ipaddress", "mimetypes", "pickle", "random", "shutil",
-         "ssl", "subprocess", "textwrap", "xml.parsers.expat"]
+NAMES = ["calendar", "email.parser", "http.server", "importlib.metadata", "ipaddress", "mimetypes", "pickle",
+         "random", "shutil", "ssl", "subprocess", "textwrap", "xml.parsers.expat", "xmlrpc.client", "xmlrpc.server"]
 
 
 def use(results, i):
-    import calendar, email.parser, importlib.metadata, ipaddress, mimetypes, pickle, random, shutil, ssl
-    import subprocess, textwrap
+    import calendar, email.parser, http.server, importlib.metadata, ipaddress, mimetypes, pickle, random, shutil, ssl
+    import subprocess, textwrap, xmlrpc.client, xmlrpc.server
     from xml.parsers import expat
     results[i] = [ssl.PROTOCOL_TLS_CLIENT.name, email.parser.Parser().parsestr("A: b\\n\\n")["A"],
                   pickle.loads(pickle.dumps(i)), subprocess.list2cmdline(["a b", "c"]), calendar.isleap(2024),
                   str(ipaddress.ip_address("127.0.0.1")), mimetypes.guess_type("x.html")[0],
                   random.Random(i).random(), textwrap.shorten("one two three", 9), shutil.which("sh") is not None,
-                  importlib.metadata.PackageNotFoundError.__name__, expat.ParserCreate() is not None]
+                  importlib.metadata.PackageNotFoundError.__name__, expat.ParserCreate() is not None,
+                  xmlrpc.client.loads(xmlrpc.client.dumps((i,)))[0][0], http.server.BaseHTTPRequestHandler.__name__,
+                  xmlrpc.server.SimpleXMLRPCDispatcher().system_listMethods()]
 
 
 results = {}
@@ -117,6 +119,24 @@ def test_modules_the_debugger_imported_unrun_work_when_the_programs_threads_firs
     shown = "".join(c.text for c in session.output().chunks if c.category == "stdout")
     assert json.loads(shown) == json.loads(plain_run.stdout)
     assert set(json.loads(shown)["modules"].values()) == {"module"}
+    assert session.exit_code == 0
+
+
+@pytest.mark.every_target
+def test_the_debuggers_own_names_for_the_modules_it_left_unrun_are_the_real_ones_at_their_first_use(relay, write):
+    app = write("names.py", "import sys\n"
+                            "ran = [n for n in ('http.client', 'pydoc', 'socketserver') if n in sys.modules]\n"
+                            "print(ran)\n")
+    relay.breakpoints.add(app, 3)
+    session = relay.launch(app)
+    assert session.wait_for_stop(30).frame.line == 3
+    assert session.evaluate("ran").value == "[]"  # what only the XML-RPC modules import was never imported
+    console = "__import__('_pydev_bundle.pydev_imports', fromlist=['_']).SimpleXMLRPCServer"
+    assert session.evaluate(f"{console}.__module__, {console}.__name__").value == "('xmlrpc.server', " \
+                                                                                   "'SimpleXMLRPCServer')"
+    saved = "__import__('_pydev_bundle._pydev_saved_modules', fromlist=['_'])"
+    assert session.evaluate(f"{saved}.xmlrpclib.ServerProxy.__name__").value == "'ServerProxy'"
+    session.continue_()
     assert session.exit_code == 0
 
 
