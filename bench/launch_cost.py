@@ -9,6 +9,9 @@ turn, so that drift hits all alike), the CPU time (user + system, ``RUSAGE_CHILD
   (to its stop and its end), the relay's own CPU to the stop (this process, every thread), the wall clock, and the
   launch's phases (``SessionInfo.startup``: the target's marks and the relay's).
 
+Python keeps bytecode here as it does on a user's machine (a shell's ``PYTHONDONTWRITEBYTECODE`` is dropped): the
+untimed first launch of each boot writes it, for the boot's own files as for the program's.
+
 ``--before REF`` adds, in the same rounds, the launch with the target's boot files (``_nodelay_boot.py`` and the
 files it loads beside it) of another commit, exported to a temporary folder: the relay is this checkout's, only what
 runs in the target differs. Its rows are kept as ``before``.
@@ -50,7 +53,7 @@ def cpu_of(argv: list[str]) -> float:
 
 def launch(relay: Relay, first: str, options: dict, boot: str, times: dict[str, Samples], prefix: str) -> None:
     """One launch to the first stop with the boot ``boot``, its figures added under ``prefix``."""
-    backend.NODELAY_BOOT = boot  # read by each new launch
+    backend.BOOT_SCRIPT = boot  # read by each new launch
     cpu, own, started = children_cpu(), time.process_time(), time.perf_counter()
     session = relay.launch(first, **options)
     session.wait_for_stop(60)
@@ -87,7 +90,7 @@ def measure(python: str | None, folder: str, rounds: int, boots: dict[str, str])
     with Relay(record=False) as relay:
         relay.breakpoints.add(first, 2)
         for boot in boots.values():  # untimed: bytecode caches and the copy's first load
-            backend.NODELAY_BOOT = boot
+            backend.BOOT_SCRIPT = boot
             relay.launch(first, **options).terminate()
         for _ in range(rounds):
             times["pass"].add(cpu_of([argv0, "-c", "pass"]))
@@ -99,20 +102,22 @@ def measure(python: str | None, folder: str, rounds: int, boots: dict[str, str])
 
 
 def main(rounds: int, before: str | None) -> None:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode is kept, as where users launch (see the docstring)
     kernel = sys.version_info[:2]
     pythons: dict[tuple[int, int], str | None] = {kernel: None}
     pythons.update({version: path for version, path in targets.found().items() if version >= (3, 12)})
     figures = {}
     with tempfile.TemporaryDirectory() as folder:
-        boots = {"": backend.NODELAY_BOOT}
+        boots = {"": backend.BOOT_SCRIPT}
         if before:  # the boot files of REF, exported beside each other as in the package
             archive = os.path.join(folder, "before.tar")
             subprocess.run(["git", "archive", "-o", archive, before, "jupyter_debug_relay/backends/debugpy"],
                            cwd=ROOT, check=True, timeout=60)
             with tarfile.open(archive) as exported:
                 exported.extractall(os.path.join(folder, "before"), filter="data")
-            boots["before "] = os.path.join(folder, "before", "jupyter_debug_relay", "backends", "debugpy",
-                                            "_nodelay_boot.py")
+            boot_dir = os.path.join(folder, "before", "jupyter_debug_relay", "backends", "debugpy")
+            script = os.path.join(boot_dir, "_boot_script.py")  # before it: the boot itself was run as the script
+            boots["before "] = script if os.path.exists(script) else os.path.join(boot_dir, "_nodelay_boot.py")
         for version, python in pythons.items():
             name = f"{version[0]}.{version[1]}" + (" (kernel's)" if version == kernel else "")
             figures[name] = measure(python, folder, rounds, boots)

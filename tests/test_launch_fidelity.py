@@ -109,6 +109,20 @@ print(json.dumps({"results": [results[i] for i in range(8)],
 
 
 @pytest.mark.every_target
+def test_the_boot_runs_from_bytecode_python_keeps_where_it_may(relay, write):
+    app = write("kept.py", "x = 1\nprint(x)\n")
+    relay.breakpoints.add(app, 2)
+    session = relay.launch(app, env={"PYTHONDONTWRITEBYTECODE": ""})  # empty: bytecode is written, as by default
+    session.wait_for_stop(30)
+    boot = "__import__('sys').modules['_jupyter_debug_relay_boot']"
+    cached = session.evaluate(f"{boot}.__cached__").value.strip("'")
+    assert cached.endswith(".pyc") and os.path.exists(cached)  # loaded as a module, not compiled as a script
+    assert session.evaluate(f"{boot}.__file__").value.strip("'").endswith("_nodelay_boot.py")
+    session.continue_()
+    assert session.exit_code == 0
+
+
+@pytest.mark.every_target
 def test_modules_the_debugger_imported_unrun_work_when_the_programs_threads_first_use_them(
         relay, write, target_python):
     app = write("imports.py", DEBUGGER_IMPORTS)

@@ -3,7 +3,7 @@
 debugpy's server writes each message as two small writes; without
 TCP_NODELAY the second waits for the adapter's delayed ACK (40 ms, debugpy
 issue #2054). This file stands in front of debugpy's own command line
-(``python _nodelay_boot.py DEBUGPY_DIR --connect HOST:PORT ...``), sets the
+(``python _boot_script.py DEBUGPY_DIR --connect HOST:PORT ...`` runs it), sets the
 option on that one connection only, then hands over to debugpy exactly as
 ``python DEBUGPY_DIR ...`` would: no sitecustomize, no PYTHONPATH, and
 ``sys.path`` as debugpy leaves it.
@@ -155,10 +155,10 @@ def free_children() -> None:
 
 
 def hidden(filename: str, debugpy_dir: str) -> bool:
-    """Whether a frame of this file belongs to the machinery that starts the program (this file, runpy, debugpy)."""
+    """Whether a frame belongs to the machinery that starts the program (the boot's files, runpy, debugpy)."""
     path = os.path.normpath(filename)
-    return (path in (os.path.normpath(__file__), os.path.normpath(runpy.__file__), "<frozen runpy>")
-            or path.startswith(debugpy_dir + os.sep))
+    return (path in (os.path.normpath(runpy.__file__), "<frozen runpy>")
+            or path.startswith((debugpy_dir + os.sep, os.path.dirname(os.path.normpath(__file__)) + os.sep)))
 
 
 def report_from_the_program(debugpy_dir: str) -> None:
@@ -503,7 +503,3 @@ def main() -> None:
     except RecursionError as exc:
         stop_post_mortem(exc)
         raise
-
-
-if __name__ == "__main__":  # a launch runs this file; an attach by pid loads it as a module (_pid_boot.py)
-    main()

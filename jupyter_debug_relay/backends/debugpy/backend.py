@@ -28,8 +28,9 @@ from .values import BYTES_TYPES, PythonValues
 log = logging.getLogger(__name__)
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
+BOOT_SCRIPT = os.path.join(os.path.dirname(__file__), "_boot_script.py")  # what a launched target runs: the boot
 BESIDE_BOOT = [os.path.join(os.path.dirname(__file__), name) for name in (  # what the boot loads beside it
-    "_monitoring_boot.py",  # 3.12+
+    "_boot_script.py", "_monitoring_boot.py",  # 3.12+
     "_lazy_trace311.py", "_code311.py",  # 3.11
     "_deferred_imports.py", "_pydevd_waits.py", "_code_lines.py",
 )]
@@ -182,7 +183,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             config: dict[str, Any] = {
                 **common,
                 "console": "integratedTerminal",
-                "python": [python or sys.executable, "-X", "frozen_modules=off", NODELAY_BOOT],
+                "python": [python or sys.executable, "-X", "frozen_modules=off", BOOT_SCRIPT],
                 "args": list(args or []),
                 "cwd": os.path.abspath(cwd or os.getcwd()),
                 "env": self.launch_env,

@@ -1,6 +1,6 @@
 """Launched Python targets whose pydevd connects straight to the relay: no ``debugpy.adapter`` process.
 
-The target runs ``python _nodelay_boot.py DEBUGPY_DIR --connect 127.0.0.1:PORT ... script``
+The target runs ``python _boot_script.py DEBUGPY_DIR --connect 127.0.0.1:PORT ... script`` (the boot)
 in its own process group, stdio on our pipes; its pydevd connects to a listener of
 ours, and we speak to it what debugpy's adapter would (``pydevdAuthorize``, then
 initialize, launch, breakpoints, configurationDone). One process and two hops fewer
