@@ -48,6 +48,20 @@ def test_a_pending_breakpoint_added_while_the_target_runs_binds_too(relay, write
     session.terminate()
 
 
+@pytest.mark.every_target
+def test_a_file_written_then_imported_through_a_link_of_another_name_stops_at_its_breakpoint(
+        relay, write, tmp_path):
+    app = write("linker.py", WRITER.replace(
+        "import fresh  # written and imported at once",
+        "os.symlink('fresh.py', os.path.join(sys.path[0], 'alias.py'))\nimport alias as fresh"))
+    bp = relay.breakpoints.add(str(tmp_path / "fresh.py"), 2)
+    session = relay.launch(app)
+    stop = session.wait_for_stop(30)  # pydevd knows a file by its real path: the link's leads to fresh.py
+    assert stop.frame.line == 2 and stop.breakpoint_ids == [bp.id]
+    assert session.evaluate("n").value == "21"
+    assert session.continue_(timeout=15) is None
+
+
 def test_a_file_that_never_appears_stays_pending(relay, write, tmp_path):
     app = write("app.py", "print('done')\n")
     bp = relay.breakpoints.add(str(tmp_path / "never.py"), 1)

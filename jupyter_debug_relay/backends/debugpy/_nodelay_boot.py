@@ -173,11 +173,19 @@ def report_from_the_program(debugpy_dir: str) -> None:
     sys.excepthook = excepthook
 
 
+def named_by(received: dict, filename: str) -> bool:
+    """Whether a breakpoint pydevd received may be in ``filename``: one is in a file of its name, or it is a link
+    (pydevd names a file by its real path, which takes a look at each folder of the path to work out)."""
+    base = os.path.basename(filename).lower()
+    return any(os.path.basename(their_file).lower() == base for their_file, _ in received.values()) or \
+        os.path.islink(filename)
+
+
 def bind_pending(filename: str) -> None:
     """Add the breakpoints pydevd refused for ``filename`` while it did not exist, now that its code runs."""
     get_debugger = getattr(sys.modules.get("pydevd"), "get_global_debugger", None)  # None while pydevd loads
     received = getattr(get_debugger() if get_debugger else None, "api_received_breakpoints", None)
-    if not received:
+    if not received or not named_by(received, filename):
         return
     debugger = get_debugger()
     from _pydevd_bundle.pydevd_api import PyDevdAPI
