@@ -122,6 +122,37 @@ def test_the_boot_runs_from_bytecode_python_keeps_where_it_may(relay, write):
     assert session.exit_code == 0
 
 
+COLLECTED = """
+import gc, json, weakref
+
+
+class Node:
+    pass
+
+
+made = Node()
+first = Node()
+first.other = Node()
+first.other.other = first  # a cycle: only the collector frees it
+gone = weakref.ref(first)
+del first
+found = gc.collect()
+listed = any(o is made for o in gc.get_objects())
+print(json.dumps({"cycle freed": gone() is None, "found": found >= 2, "listed": listed,
+                  "set aside": gc.get_freeze_count() > 0}))
+"""
+
+
+@pytest.mark.every_target
+def test_the_programs_own_objects_are_collected_and_listed_while_the_debuggers_are_set_aside(relay, write):
+    app = write("collected.py", COLLECTED)
+    session = relay.launch(app)
+    with pytest.raises(RelayError):
+        session.wait_for_stop(30)
+    shown = json.loads("".join(c.text for c in session.output().chunks if c.category == "stdout"))
+    assert shown == {"cycle freed": True, "found": True, "listed": True, "set aside": True}
+
+
 @pytest.mark.every_target
 def test_modules_the_debugger_imported_unrun_work_when_the_programs_threads_first_use_them(
         relay, write, target_python):

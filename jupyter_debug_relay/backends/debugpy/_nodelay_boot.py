@@ -374,6 +374,11 @@ def module_path_as_python_sets_it(runner) -> None:  # noqa: ANN001 - pydevd's co
     runner._run_module_as_main = run
 
 
+def adjust_runpy(runner) -> None:  # noqa: ANN001 - pydevd's copy of runpy
+    module_path_as_python_sets_it(runner)
+    beside("_collector").freeze_as_the_program_starts(runner)
+
+
 def keep_code_lines(api) -> None:  # noqa: ANN001 - pydevd's pydevd_api
     """pydevd compiles a breakpoint's whole file to check its line, at every launch: ``_code_lines.py`` keeps the
     answer between launches (loaded at the first breakpoint)."""
@@ -394,7 +399,7 @@ AFTER_IMPORT = {  # module -> what to add to it
     "_pydevd_bundle.pydevd_suspended_frames": watch_slow_values,
     "debugpy.common.log": describe_only_when_logged,
     "pydevd": adjust_pydevd,
-    "_pydevd_bundle.pydevd_runpy": module_path_as_python_sets_it,
+    "_pydevd_bundle.pydevd_runpy": adjust_runpy,
 }
 
 
