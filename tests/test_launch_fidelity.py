@@ -80,13 +80,13 @@ def test_a_target_killed_by_a_signal_ends_as_a_plain_run_does(relay, write):
 DEBUGGER_IMPORTS = """
 import json, sys, threading
 
-NAMES = ["calendar", "email.parser", "http.server", "importlib.metadata", "ipaddress", "mimetypes", "pickle",
+NAMES = ["calendar", "ctypes", "email.parser", "http.server", "importlib.metadata", "ipaddress", "mimetypes", "pickle",
          "random", "shutil", "ssl", "subprocess", "textwrap", "xml.parsers.expat", "xmlrpc.client", "xmlrpc.server"]
 
 
 def use(results, i):
-    import calendar, email.parser, http.server, importlib.metadata, ipaddress, mimetypes, pickle, random, shutil, ssl
-    import subprocess, textwrap, xmlrpc.client, xmlrpc.server
+    import calendar, ctypes, email.parser, http.server, importlib.metadata, ipaddress, mimetypes, pickle, random
+    import shutil, ssl, subprocess, textwrap, xmlrpc.client, xmlrpc.server
     from xml.parsers import expat
     results[i] = [ssl.PROTOCOL_TLS_CLIENT.name, email.parser.Parser().parsestr("A: b\\n\\n")["A"],
                   pickle.loads(pickle.dumps(i)), subprocess.list2cmdline(["a b", "c"]), calendar.isleap(2024),
@@ -94,7 +94,7 @@ def use(results, i):
                   random.Random(i).random(), textwrap.shorten("one two three", 9), shutil.which("sh") is not None,
                   importlib.metadata.PackageNotFoundError.__name__, expat.ParserCreate() is not None,
                   xmlrpc.client.loads(xmlrpc.client.dumps((i,)))[0][0], http.server.BaseHTTPRequestHandler.__name__,
-                  xmlrpc.server.SimpleXMLRPCDispatcher().system_listMethods()]
+                  xmlrpc.server.SimpleXMLRPCDispatcher().system_listMethods(), ctypes.sizeof(ctypes.c_int32)]
 
 
 results = {}
