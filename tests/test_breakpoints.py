@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 from conftest import line_of, wait_until
@@ -197,6 +199,27 @@ def test_functions_beside_a_breakpoint_run_freely_yet_still_stop_once_one_is_set
     relay.breakpoints.clear()
     assert session.continue_(timeout=20) is None
     assert session.output().text.splitlines()[-2:] == ["12", "done"]
+
+
+@pytest.mark.every_target
+def test_a_breakpoint_set_while_the_program_runs_stops_in_a_module_loaded_before_it_started(
+        relay, write, target_python):
+    found = subprocess.run([target_python or sys.executable, "-c", "import json; print(json.__file__)"],
+                           capture_output=True, text=True, check=True, timeout=30)
+    library = found.stdout.strip()  # json: imported by the debugger itself, before the program's first line
+    app = write("uses_json.py", """
+        import json
+        import time
+        for i in range(600):
+            time.sleep(0.01)
+            print(json.dumps({"i": i}), flush=True)
+    """)
+    session = relay.launch(app, just_my_code=False)
+    wait_until(lambda: session.output().text.count("\n") >= 3, what="the loop to run")
+    relay.breakpoints.add(library, line_of(library, "return _default_encoder.encode(obj)"))
+    stop = session.wait_for_stop(20)
+    assert (stop.frame.path, stop.frame.name) == (library, "dumps")
+    session.terminate()
 
 
 def test_breakpoints_apply_to_every_session(relay, write):

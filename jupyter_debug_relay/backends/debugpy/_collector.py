@@ -6,7 +6,9 @@ interpreter's collections at its exit went through them all: on 3.13 a 1 s pytes
 exit with pydevd imported than without. Frozen, they are left out, as ``gc.freeze``'s own documentation advises for
 what a server makes before it forks. What the program can see of it: ``gc.get_objects()`` and
 ``gc.get_referrers()`` leave out the objects made before its first line (``gc.get_freeze_count()`` counts them), and
-``gc.unfreeze()`` gives them back to the collector. Loaded by ``_nodelay_boot.py``.
+``gc.unfreeze()`` gives them back to the collector. On Python 3.11, breakpoints changed while the program runs give
+them back too: the lazy tracer (``_lazy_trace311.py``) looks for the functions of their files among all objects.
+Loaded by ``_nodelay_boot.py``.
 """
 
 import gc

@@ -319,6 +319,8 @@ def refresh(db: object) -> None:
     if not changed:
         resumed(db)
         return
+    if gc.get_freeze_count():  # the program's start froze the functions there were (_collector.py): list them too
+        gc.unfreeze()
     try:
         for function in [f for f in gc.get_objects() if type(f) is types.FunctionType]:
             code = function.__code__
