@@ -222,6 +222,41 @@ def test_a_breakpoint_set_while_the_program_runs_stops_in_a_module_loaded_before
     session.terminate()
 
 
+RESUMED = """
+import asyncio
+
+
+def numbers():
+    for i in range(3):
+        x = i * 10  # in the generator
+        yield x
+
+
+async def later(n):
+    await asyncio.sleep(0)
+    return n + 1  # after an await
+
+
+total = sum(numbers())
+print("total", total, asyncio.run(later(total)))
+"""
+
+
+@pytest.mark.every_target
+def test_breakpoints_in_a_generator_and_after_an_await_stop_at_every_resume(relay, write):
+    app = write("resumed.py", RESUMED)
+    relay.breakpoints.add(app, line_of(app, "# in the generator"))
+    relay.breakpoints.add(app, line_of(app, "# after an await"))
+    session = relay.launch(app)
+    seen = []
+    stop = session.wait_for_stop(20)
+    while stop is not None:
+        seen.append((stop.frame.name, session.evaluate("i" if stop.frame.name == "numbers" else "n").value))
+        stop = session.continue_(timeout=20)
+    assert seen == [("numbers", "0"), ("numbers", "1"), ("numbers", "2"), ("later", "30")]
+    assert "total 30 31" in session.output().text
+
+
 def test_breakpoints_apply_to_every_session(relay, write):
     app = write("loop.py", LOOP)
     bp = relay.breakpoints.add(app, line_of(app, "# tick"))

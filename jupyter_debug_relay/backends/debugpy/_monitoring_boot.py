@@ -12,6 +12,8 @@ call back, answers ``DISABLE`` when no thread steps. Breakpoint lines still reac
 The first call of code none of whose lines holds a breakpoint answers ``DISABLE`` at once when no thread steps
 and no function breakpoint is set, as pydevd would after working out the code's filters and line table (most of
 what a test suite under the debugger costs on 3.12+; 75 us per code object of a breakpoint's own file).
+pydevd turns PY_RESUME on with no callback (it has none): every resume of a generator or coroutine paid for the
+event, 20-30 ns each on 3.12 and 3.13; here a callback answers ``DISABLE``, and each location pays once.
 An exception leaving a frame reaches pydevd's PY_UNWIND callback only where pydevd could call it uncaught (the
 frame's caller starts the program or a thread), unless pydevd watches every frame (``raised``): it looked up the
 program's first frame for each.
@@ -99,6 +101,9 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
             ours.add(callback.__code__)
             monitor.register_callback(tool, event, callback)
 
+    def resumed(code, offset):  # noqa: ANN001, ANN202
+        return disable
+
     def update_monitor_events(*args, **kwargs) -> None:  # noqa: ANN002, ANN003 - pydevd's signature
         update(*args, **kwargs)
         py_db = sys.modules["pydevd"].get_global_debugger()
@@ -153,6 +158,8 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
         wrapped(events.JUMP, on_jump)
         wrapped(events.PY_START, on_start)
         wrapped(events.PY_UNWIND, on_unwind)
+        if monitor.register_callback(tool, events.PY_RESUME, None) is None:  # pydevd turns the event on, unheard
+            monitor.register_callback(tool, events.PY_RESUME, resumed)
 
     wrapper.update_monitor_events = update_monitor_events
     if implementation is not None:
