@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 import suites
-from common import ROOT, Samples, Table, record
+from common import ROOT, Samples, Table, record, shown
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -84,8 +84,9 @@ def main() -> None:
                     theirs, top + suffix, bottom + suffix)
                 if a is not None and b is not None:
                     table.row(label, mine[top].n, a, b, a / b)
-    record("compare", {"this": head, "ref": commit, **{which: suites.figures(found) for which, found in
-                                                          times.items()}})
+    command = " ".join(["python bench/compare.py", *map(shown, sys.argv[1:])])
+    record("compare", {"command": command, "commits": {"this": head, "ref": commit},
+                       **{which: suites.figures(found) for which, found in times.items()}})
 
 
 if __name__ == "__main__":

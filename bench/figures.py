@@ -132,6 +132,25 @@ def suites(results: dict[str, Any]) -> str:
             "of the target is the figure to read then); `make docs` writes this table from `bench/results.json`.\n")
 
 
+def compare(results: dict[str, Any]) -> str:
+    """The suites' ratios at this commit and at an older one, in the same rounds (``bench/compare.py REF``)."""
+    part = results["compare"]
+    this, ref = part["commits"]["this"], part["commits"]["ref"]
+    versions = sorted((v for v in part["this"] if v[0].isdigit() and v in part["ref"]),
+                      key=lambda v: tuple(map(int, v.split("."))))
+    lines = [f"| ratio, target CPU | Python | at {ref} | at {this} | {this} / {ref} |", "|---|---|---:|---:|---:|"]
+    for title, top, bottom, _ in SUITE_ROWS:
+        for version in versions:
+            key = f"ratio {top}/{bottom} cpu"
+            old, new = part["ref"][version].get(key), part["this"][version].get(key)
+            if old is not None and new is not None:
+                n = part["this"][version][top]["n"]
+                lines.append(f"| {title} (n={n}) | {version} | {_times(old)} | {_times(new)} | {new / old:.2f} |")
+    return ("\n".join(lines) + f"\n\n`{part['command']}` on {_machine(part)}, shared with other work: each round "
+            "runs the suites with this checkout's package and with the older commit's, in turn; `make docs` writes "
+            "this table from `bench/results.json`.\n")
+
+
 def target_versions(results: dict[str, Any]) -> str:
     """Per target Python (``bench/target_versions.py``): a hot function holding a breakpoint, the first stop."""
     part = results["target_versions"]
@@ -223,7 +242,7 @@ def ray(results: dict[str, Any]) -> str:
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "performance.md": performance}
 NAMED: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {  # block name -> the bench it shows, its figures
     "suites": ("suites", suites), "target-versions": ("target_versions", target_versions),
-    "launch-cost": ("launch_cost", launch_cost),
+    "launch-cost": ("launch_cost", launch_cost), "compare": ("compare", compare),
     "ray": ("ray", ray), "ray_join": ("ray", ray_join)}
 
 
