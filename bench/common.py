@@ -17,6 +17,7 @@ import json
 import math
 import os
 import platform
+import re
 import select
 import statistics
 import subprocess
@@ -207,8 +208,12 @@ def machine() -> dict[str, Any]:
 
 
 def shown(argument: str) -> str:
-    """A command-line argument as a page shows it: an interpreter's path by its file name."""
-    return os.path.basename(argument) if os.path.isabs(argument) else argument
+    """A command-line argument as a page shows it: an interpreter's path by its file name, with the version a
+    pyenv folder names (``.../versions/3.12.1/bin/python``: ``python3.12``)."""
+    if not os.path.isabs(argument):
+        return argument
+    found = re.search(r"/(\d+\.\d+)\.\d+[^/]*/bin/python3?$", argument)
+    return f"python{found.group(1)}" if found else os.path.basename(argument)
 
 
 def record(bench: str, figures: dict[str, Any], path: str = RESULTS) -> None:

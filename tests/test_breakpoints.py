@@ -245,10 +245,9 @@ print("total", total, asyncio.run(later(total)))
 @pytest.mark.every_target
 def test_breakpoints_in_a_generator_and_after_an_await_stop_at_every_resume(relay, write):
     app = write("resumed.py", RESUMED)
-    relay.breakpoints.add(app, line_of(app, "# in the generator"))
-    relay.breakpoints.add(app, line_of(app, "# after an await"))
-    session = relay.launch(app)
-    seen = []
+    for marker in ("# in the generator", "# after an await"):
+        relay.breakpoints.add(app, line_of(app, marker))
+    session, seen = relay.launch(app), []
     stop = session.wait_for_stop(20)
     while stop is not None:
         seen.append((stop.frame.name, session.evaluate("i" if stop.frame.name == "numbers" else "n").value))

@@ -31,6 +31,14 @@ sys.exit(int(sys.argv[-1]))
 DEBUGPYS_OWN = {"DEBUGPY_RUNNING": "true", "PYDEVD_USE_FRAME_EVAL": "NO"}  # debugpy sets them in any debuggee
 
 
+def stopped_at(relay, app: str, line: int, **options):  # noqa: ANN003, ANN201 - launch's options; a session
+    """A launch of ``app`` stopped at the breakpoint on its ``line``."""
+    relay.breakpoints.add(app, line)
+    session = relay.launch(app, **options)
+    assert session.wait_for_stop(30).frame.line == line
+    return session
+
+
 def seen_by(session) -> dict:
     with pytest.raises(RelayError):
         session.wait_for_stop(30)  # the program runs to its end
@@ -111,9 +119,7 @@ print(json.dumps({"results": [results[i] for i in range(8)],
 @pytest.mark.every_target
 def test_the_boot_runs_from_bytecode_python_keeps_where_it_may(relay, write):
     app = write("kept.py", "x = 1\nprint(x)\n")
-    relay.breakpoints.add(app, 2)
-    session = relay.launch(app, env={"PYTHONDONTWRITEBYTECODE": ""})  # empty: bytecode is written, as by default
-    session.wait_for_stop(30)
+    session = stopped_at(relay, app, 2, env={"PYTHONDONTWRITEBYTECODE": ""})  # empty: bytecode is kept, as by default
     boot = "__import__('sys').modules['_jupyter_debug_relay_boot']"
     cached = session.evaluate(f"{boot}.__cached__").value.strip("'")
     assert cached.endswith(".pyc") and os.path.exists(cached)  # loaded as a module, not compiled as a script
@@ -172,9 +178,7 @@ def test_the_debuggers_own_names_for_the_modules_it_left_unrun_are_the_real_ones
     app = write("names.py", "import sys\n"
                             "ran = [n for n in ('http.client', 'pydoc', 'socketserver') if n in sys.modules]\n"
                             "print(ran)\n")
-    relay.breakpoints.add(app, 3)
-    session = relay.launch(app)
-    assert session.wait_for_stop(30).frame.line == 3
+    session = stopped_at(relay, app, 3)
     assert session.evaluate("ran").value == "[]"  # what only the XML-RPC modules import was never imported
     console = "__import__('_pydev_bundle.pydev_imports', fromlist=['_']).SimpleXMLRPCServer"
     assert session.evaluate(f"{console}.__module__, {console}.__name__").value == "('xmlrpc.server', " \
@@ -191,9 +195,7 @@ def test_a_step_into_a_library_call_that_first_runs_a_module_the_debugger_left_u
     app = write("headers.py", "import http.client, io\n"
                               "headers = http.client.parse_headers(io.BytesIO(b'Name: value\\r\\n\\r\\n'))\n"
                               "print(headers['Name'])\n")
-    relay.breakpoints.add(app, 2)
-    session = relay.launch(app)
-    assert session.wait_for_stop(30).frame.line == 2
+    session = stopped_at(relay, app, 2)
     stop = session.step_in()
     assert (stop.frame.path, stop.frame.line) == (app, 3)
     session.continue_()
