@@ -7,6 +7,8 @@ import functools
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import textwrap
 import time
@@ -135,6 +137,17 @@ def peer():
     runtime = start_peer()
     yield runtime
     runtime.stop()
+
+
+@pytest.fixture
+def busy_machine():
+    """Two busy processes per core while the test runs: the target, its pipes and the relay compete for the CPU."""
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+            for _ in range(2 * (os.cpu_count() or 2))]
+    yield
+    for proc in busy:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 @pytest.fixture

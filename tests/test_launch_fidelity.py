@@ -76,13 +76,26 @@ def test_a_module_sees_its_plain_runs_argv_path_and_main(relay, write, tmp_path,
     assert plain["main"][2] == "tool.__main__"
 
 
+KILLED = "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n"
+
+
 def test_a_target_killed_by_a_signal_ends_as_a_plain_run_does(relay, write):
-    app = write("wait.py", "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n")
+    app = write("wait.py", KILLED)
     plain = subprocess.run([sys.executable, app], capture_output=True).returncode
     session = relay.launch(app)
     with pytest.raises(RelayError):
         session.wait_for_stop(30)
     assert plain == session.exit_code == -signal.SIGTERM
+
+
+def test_a_program_killed_by_its_first_line_is_launched_and_ended_even_on_a_busy_machine(relay, write, busy_machine):
+    """Let run by configurationDone, it can die before its pydevd sends the answer: the launch still succeeds."""
+    app = write("wait.py", KILLED)
+    for _ in range(12):
+        session = relay.launch(app)
+        with pytest.raises(RelayError):
+            session.wait_for_stop(30)
+        assert session.exit_code == -signal.SIGTERM
 
 
 DEBUGGER_IMPORTS = """

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-
 from conftest import line_of
 
 PROGRAM = """\
@@ -16,23 +11,16 @@ for i in range(60):
 """
 
 
-def test_each_stop_comes_after_the_output_printed_before_it(relay, write):
+def test_each_stop_comes_after_the_output_printed_before_it(relay, write, busy_machine):
     program = write("order.py", PROGRAM)
-    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-            for _ in range(2 * (os.cpu_count() or 2))]  # the relay's pipes and its stops compete for the CPU
-    try:
-        relay.breakpoints.add(program, line_of(program, "# stop"))
-        seen: list = []
-        session = relay.operations.call("launch", {"program": program})["session"]
-        relay.operations.call("wait", {"session": session.name})
-        unsubscribe = relay.subscribe(seen.append, session.id)
-        for _ in range(59):
-            relay.operations.call("continue", {"session": session.name})
-        unsubscribe()
-    finally:
-        for proc in busy:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    relay.breakpoints.add(program, line_of(program, "# stop"))
+    seen: list = []
+    session = relay.operations.call("launch", {"program": program})["session"]
+    relay.operations.call("wait", {"session": session.name})
+    unsubscribe = relay.subscribe(seen.append, session.id)
+    for _ in range(59):
+        relay.operations.call("continue", {"session": session.name})
+    unsubscribe()
     printed, late, stops = "", [], 0
     for event in seen:
         if event.event == "output":

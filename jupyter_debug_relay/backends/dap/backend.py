@@ -156,13 +156,19 @@ class DapBackend(DapFeatures, Backend):
         self.startup.mark("handshake")
         await self.apply_breakpoints(breakpoints, exceptions)
         self.startup.mark("breakpoints")
-        if self.capabilities.get("supportsConfigurationDoneRequest", True):
-            await self.request("configurationDone")
-        self.startup.mark("configuration done")
         try:
+            if self.capabilities.get("supportsConfigurationDoneRequest", True):
+                await self.request("configurationDone")
+            self.startup.mark("configuration done")
             await self.channel.wait(self.request_kind, started)
         except RelayError as exc:
-            raise self.start_failed(exc) from exc
+            if not await self.ended_once_released():
+                raise self.start_failed(exc) from exc
+
+    async def ended_once_released(self) -> bool:
+        """Whether the target, let run by ``configurationDone``, ended before its answers came (then the start
+        succeeded, and its end is told); the adapter answers for its target here."""
+        return False
 
     def start_failed(self, exc: BaseException | None) -> RelayError:
         """How a refused launch or attach is reported; subclasses add what they know."""

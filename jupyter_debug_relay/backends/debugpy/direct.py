@@ -154,6 +154,19 @@ class PydevdDirectBackend(DebugpyBackend):
             await self._await_end(2.0)
         await self.close()
 
+    async def ended_once_released(self) -> bool:
+        """A program that ends at once (killed by its first line) can end before its pydevd's writer sends the
+        answer to ``configurationDone``: the program ran, and its end is the session's."""
+        proc = self.terminal_proc
+        if proc is None:
+            return False
+        try:
+            self._exit_code = await asyncio.wait_for(proc.wait(), 2.0)
+        except asyncio.TimeoutError:
+            return False
+        self._end()
+        return True
+
     async def _lost(self, error: Exception | None) -> None:
         """The connection closed: when the target ended, that is its end, with its exit code."""
         proc = self.terminal_proc
