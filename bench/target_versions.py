@@ -11,7 +11,7 @@ For the kernel's Python and every Python 3.12+ found (``tests/targets.py``), in 
   its stop, then its end: what a busy machine moves least).
 
 Each Python other than the kernel's gets a virtualenv with pytest, and its debugpy copy is installed before
-anything is timed.
+anything is timed. Python keeps bytecode, as on a user's machine (a shell's ``PYTHONDONTWRITEBYTECODE`` is dropped).
 
     python bench/target_versions.py [--runs 3] [--launches 7]
 """
@@ -146,6 +146,7 @@ def measure(python: str | None, folder: str, runs: int, launches: int) -> dict[s
 
 
 def main(runs: int = 3, launches: int = 7) -> None:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode is kept, as where users run (see suites.py)
     kernel = sys.version_info[:2]
     pythons: dict[tuple[int, int], str | None] = {kernel: None}
     newer = {version: path for version, path in targets.found().items() if version >= (3, 12)}
