@@ -4,10 +4,10 @@ pydevd imports, for its XML-RPC console and other features a DAP client never as
 ``xmlrpc.client``, ``http.server``, ``email`` and ``ssl``: about a sixth of the CPU time of its import, paid by
 every launch. While the debugger is imported (``defer`` until ``stop_deferring``, which the boot calls as pydevd
 connects, before the program runs), each module named in ``DEFERRED`` that comes from the standard library is put
-in ``sys.modules`` without running its code, and stays so when imported again meanwhile. The first look at one of
-its attributes runs it (as ``importlib.util.LazyLoader`` does, but one thread runs it while any other waits, on every
-Python version), and so does any later ``import`` of it (the import system looks at the module's ``__spec__``): the
-program imports these modules as in a plain run. The list holds the modules no attribute of which is looked at while
+in ``sys.modules`` without running its code. The first look at one of its attributes runs it (as
+``importlib.util.LazyLoader`` does, but one thread runs it while any other waits, on every Python version), and so
+does any later ``import`` of it (the import system looks at the module's ``__spec__``): the program imports these
+modules as in a plain run. The list holds the modules no attribute of which is looked at while
 debugpy starts, measured on Python 3.11 to 3.13; one used after all is simply run at its first use.
 
 Two of pydevd's modules read attributes of the XML-RPC ones as they load, though only its console uses them
@@ -24,7 +24,7 @@ import types
 from importlib.machinery import PathFinder, SourceFileLoader
 
 DEFERRED = frozenset({
-    "calendar", "ctypes", "email.base64mime", "email.errors", "email.header", "email.parser", "email.quoprimime",
+    "calendar", "email.base64mime", "email.errors", "email.header", "email.parser", "email.quoprimime",
     "getpass", "http.server", "importlib.metadata", "ipaddress", "locale", "mimetypes", "pickle", "random", "shutil",
     "signal", "ssl", "stringprep", "subprocess", "textwrap", "xml.parsers.expat", "xmlrpc.client", "xmlrpc.server",
 })
@@ -59,8 +59,6 @@ class DeferredModule(types.ModuleType):
             loader, lock = waiting
             if (loader.name, name) in reading_later:
                 return Later(loader.name, name)
-            if name == "__spec__" and DeferringFinder in sys.meta_path:  # imported again as debugpy loads: unrun
-                return types.ModuleType.__getattribute__(self, name)
             with lock:  # re-entered by the running thread itself (its code imports its own submodules)
                 if self in WAITING and self not in RUNNING:
                     RUNNING.add(self)

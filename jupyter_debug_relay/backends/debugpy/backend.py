@@ -29,10 +29,10 @@ log = logging.getLogger(__name__)
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 BOOT_SCRIPT = os.path.join(os.path.dirname(__file__), "_boot_script.py")  # what a launched target runs: the boot
-BESIDE_BOOT = [os.path.join(os.path.dirname(__file__), name) for name in (  # what the boot loads beside it
-    "_boot_script.py", "_monitoring_boot.py",  # 3.12+
+BESIDE_BOOT = [os.path.join(os.path.dirname(__file__), name) for name in (  # the boot's files beside it
+    "_monitoring_boot.py",  # 3.12+
     "_lazy_trace311.py", "_code311.py",  # 3.11
-    "_deferred_imports.py", "_pydevd_waits.py", "_code_lines.py", "_collector.py",
+    "_boot_script.py", "_deferred_imports.py", "_pydevd_waits.py", "_code_lines.py", "_collector.py",
 )]
 
 
