@@ -255,7 +255,9 @@ def test_two_panels_stay_in_step_and_a_closed_panel_unsubscribes(relay, app, pan
     wait_until(lambda: line + 1 in first.source.breakpoint_lines, what="the other panel's breakpoint")
 
     second.close()
-    assert not second.alive and len(relay.manager.bus.subscribers) == subscribers + 1
+    assert not second.alive
+    wait_until(lambda: len(relay.manager.bus.subscribers) == subscribers + 1,  # unsubscribed on the relay's loop
+               what="the closed panel's subscription to end")
     status = second.status.text
     first.toolbar.buttons["Step Over"].click()
     wait_until(lambda: paused_at(first, line), what="the open panel after a step")
