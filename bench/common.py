@@ -216,6 +216,13 @@ def shown(argument: str) -> str:
     return f"python{found.group(1)}" if found else os.path.basename(argument)
 
 
+def keep_bytecode() -> None:
+    """Have the targets keep their bytecode, as on a user's machine: a shell's ``PYTHONDONTWRITEBYTECODE`` made pytest
+    rewrite the asserts of every test module at every run (3-4 s of the 300-test suite's 4-5 s) and the boot compile
+    at every launch."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
 def record(bench: str, figures: dict[str, Any], path: str = RESULTS) -> None:
     """Keep ``figures`` as ``bench``'s part of the results file (the other benches' parts stay)."""
     try:

@@ -30,7 +30,7 @@ import tarfile
 import tempfile
 import time
 
-from common import ROOT, Samples, Table, ms, record, shown
+from common import ROOT, Samples, Table, keep_bytecode, ms, record, shown
 from suites import children_cpu
 
 from jupyter_debug_relay import Relay
@@ -102,7 +102,7 @@ def measure(python: str | None, folder: str, rounds: int, boots: dict[str, str])
 
 
 def main(rounds: int, before: str | None) -> None:
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode is kept, as where users launch (see the docstring)
+    keep_bytecode()
     kernel = sys.version_info[:2]
     pythons: dict[tuple[int, int], str | None] = {kernel: None}
     pythons.update({version: path for version, path in targets.found().items() if version >= (3, 12)})

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import debugpy
-from common import Samples, Table, ms, record, shown
+from common import Samples, Table, keep_bytecode, ms, record, shown
 
 from jupyter_debug_relay import Relay, RelayError, SessionHandle
 
@@ -350,9 +350,7 @@ def measure(targets: list[Target], suites: Suites, rounds: int, cases: list[str]
             ) -> dict[str, dict[str, Samples]]:
     """Per target, per case: ``rounds`` runs, one of each case in turn per round (drift hits all alike). Each case
     has its wall time (``key``) and the CPU time its processes used (``key cpu``), which a busy machine moves less."""
-    # A user's suite runs with its bytecode kept: without it (a shell's PYTHONDONTWRITEBYTECODE), pytest rewrites the
-    # asserts of every test module at every run, 3-4 s of the synthetic suite's 4-5 s, under the relay as plainly.
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    keep_bytecode()
     chosen = [key for key in CASES if cases is None or key in cases]
     times = {target.version: {k: Samples() for key in chosen for k in (key, f"{key} cpu")} for target in targets}
     for target in targets:  # untimed: the first runs write the bytecode caches (pytest's rewritten test modules)

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from common import ROOT, Samples, Table, ms, record, shown
+from common import ROOT, Samples, Table, keep_bytecode, ms, record, shown
 from suites import SUITE_HEAD, SUITE_TEST, children_cpu
 
 from jupyter_debug_relay import Relay, RelayError
@@ -146,7 +146,7 @@ def measure(python: str | None, folder: str, runs: int, launches: int) -> dict[s
 
 
 def main(runs: int = 3, launches: int = 7) -> None:
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode is kept, as where users run (see suites.py)
+    keep_bytecode()
     kernel = sys.version_info[:2]
     pythons: dict[tuple[int, int], str | None] = {kernel: None}
     newer = {version: path for version, path in targets.found().items() if version >= (3, 12)}
