@@ -222,6 +222,29 @@ def test_a_breakpoint_set_while_the_program_runs_stops_in_a_module_loaded_before
     session.terminate()
 
 
+@pytest.mark.every_target
+def test_a_breakpoint_set_while_the_program_runs_stops_in_a_module_it_imported_through_a_link_of_another_name(
+        relay, write):
+    real = write("real_helper.py", """
+        def tick(i):
+            return i + 1  # in the helper
+    """)
+    os.symlink(real, os.path.join(os.path.dirname(real), "shortcut.py"))
+    app = write("through_link.py", """
+        import time
+        import shortcut
+        for i in range(600):
+            time.sleep(0.01)
+            print(shortcut.tick(i), flush=True)
+    """)
+    session = relay.launch(app)
+    wait_until(lambda: session.output().text.count("\n") >= 3, what="the loop to run")
+    relay.breakpoints.add(real, line_of(real, "# in the helper"))
+    stop = session.wait_for_stop(20)
+    assert (stop.frame.name, stop.frame.line) == ("tick", line_of(real, "# in the helper"))
+    session.terminate()
+
+
 RESUMED = """
 import asyncio
 

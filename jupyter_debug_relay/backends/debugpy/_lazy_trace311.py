@@ -55,6 +55,7 @@ STAY_ON: set = set()  # threads traced by pydevd as without this module
 ACTIVE: dict = {}  # ident of a thread tracing now -> the tracer of the frame whose return ends it
 STOPPED = 2  # pydevd_constants.STATE_SUSPEND: a thread's state while it is stopped
 SWITCH = threading.RLock()  # held while tracing goes full or lazy: a stop marked meanwhile is seen by either
+MAY_BE_NAMED = None  # the boot's may_be_named(file, names): whether pydevd may name the file by one of the names
 
 
 def patch_tree(code: types.CodeType, lines: frozenset) -> types.CodeType:
@@ -321,13 +322,21 @@ def refresh(db: object) -> None:
         return
     if gc.get_freeze_count():  # the program's start froze the functions there were (_collector.py): list them too
         gc.unfreeze()
+    by_file: dict = {}
+    for function in gc.get_objects():
+        if type(function) is types.FunctionType:
+            by_file.setdefault(function.__code__.co_filename, []).append(function)
+    names = {os.path.basename(path).lower() for path in changed}
     try:
-        for function in [f for f in gc.get_objects() if type(f) is types.FunctionType]:
-            code = function.__code__
-            if canonical(code.co_filename) in changed:
-                made = patch_tree(code, new.get(canonical(code.co_filename), frozenset()))
-                if made is not code:
-                    function.__code__ = made
+        for filename, functions in by_file.items():
+            if filename not in CANONICAL and not MAY_BE_NAMED(filename, names):
+                continue  # not a file of a changed breakpoint, told without working out pydevd's path of it
+            if canonical(filename) in changed:
+                lines = new.get(canonical(filename), frozenset())
+                for function in functions:
+                    made = patch_tree(function.__code__, lines)
+                    if made is not function.__code__:
+                        function.__code__ = made
         for name in list(CANONICAL):
             if CANONICAL[name] in new:
                 HOT_NAMES.add(name)
@@ -498,9 +507,11 @@ def in_forked_child() -> None:
     STATE.update(full=True, for_good=True, why="a forked child", forked=True)
 
 
-def install(after_import: dict, code_hooks: list, hidden: object) -> None:
+def install(after_import: dict, code_hooks: list, hidden: object, may_be_named: object) -> None:
     """Start: ``code_hooks`` gets ``on_code``, ``after_import`` (module -> what to add to it) what is added to
     pydevd's modules and pytest's as they are imported."""
+    global MAY_BE_NAMED
+    MAY_BE_NAMED = may_be_named
     code_hooks.append(on_code)
     sys.addaudithook(on_exec)
     os.register_at_fork(after_in_child=in_forked_child)

@@ -173,12 +173,16 @@ def report_from_the_program(debugpy_dir: str) -> None:
     sys.excepthook = excepthook
 
 
+def may_be_named(filename: str, names: set) -> bool:
+    """Whether pydevd may name ``filename`` by a path whose file name is one of ``names`` (lower case): it has that
+    name, or it is a link. pydevd names a file by its real path, which takes a look at each folder of the path to
+    work out; a link of a folder leaves the file's name as it is."""
+    return os.path.basename(filename).lower() in names or os.path.islink(filename)
+
+
 def named_by(received: dict, filename: str) -> bool:
-    """Whether a breakpoint pydevd received may be in ``filename``: one is in a file of its name, or it is a link
-    (pydevd names a file by its real path, which takes a look at each folder of the path to work out)."""
-    base = os.path.basename(filename).lower()
-    return any(os.path.basename(their_file).lower() == base for their_file, _ in received.values()) or \
-        os.path.islink(filename)
+    """Whether a breakpoint pydevd received may be in ``filename``."""
+    return may_be_named(filename, {os.path.basename(their_file).lower() for their_file, _ in received.values()})
 
 
 def bind_pending(filename: str) -> None:
@@ -465,7 +469,8 @@ def add_to_debugger(settings: dict, debugpy_dir: str) -> None:
     watch_loads()
     if sys.version_info[:2] == (3, 11) and not os.environ.get(TRACE_ALL):  # untraced until a breakpoint runs
         beside("_lazy_trace311").install(AFTER_IMPORT, CODE_HOOKS,
-                                         lambda name: hidden(name, os.path.normpath(os.path.abspath(debugpy_dir))))
+                                         lambda name: hidden(name, os.path.normpath(os.path.abspath(debugpy_dir))),
+                                         may_be_named)
     if settings.get("stack_with_stops"):
         AFTER_IMPORT["_pydevd_bundle.pydevd_net_command_factory_json"] = stack_with_every_stop
     if settings.get("free_children"):
