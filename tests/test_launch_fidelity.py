@@ -202,6 +202,42 @@ def test_the_debuggers_own_names_for_the_modules_it_left_unrun_are_the_real_ones
     assert session.exit_code == 0
 
 
+DJANGO_USER = """
+import sys
+print("before:", "django" in sys.modules)
+import django
+plugin = sys.modules["pydevd_plugins.django_debug"]
+print("after:", django.VERSION[:2], plugin.IS_DJANGO19_OR_HIGHER, plugin.IS_DJANGO18)
+"""
+
+
+@pytest.mark.every_target
+def test_the_program_imports_django_itself_while_the_debuggers_django_support_knows_its_version(
+        relay, write, tmp_path):
+    installed = tmp_path / "site"
+    (installed / "django").mkdir(parents=True)
+    (installed / "django" / "__init__.py").write_text(
+        'VERSION = (4, 2, 16, "final", 0)\n\nprint("django runs")\n')
+    app = write("uses_django.py", DJANGO_USER)
+    session = relay.launch(app, env={"PYTHONPATH": str(installed)})
+    with pytest.raises(RelayError):
+        session.wait_for_stop(30)  # the program runs to its end
+    shown = "".join(c.text for c in session.output().chunks if c.category == "stdout")
+    assert shown == "before: False\ndjango runs\nafter: (4, 2) True False\n"
+    assert session.exit_code == 0
+
+
+def test_djangos_version_is_read_from_its_file_only_where_the_file_writes_it_out(tmp_path):
+    from jupyter_debug_relay.backends.debugpy._deferred_imports import django_version
+
+    written, computed = tmp_path / "written.py", tmp_path / "computed.py"
+    written.write_text('"""Django."""\nVERSION = (5, 1, 0, "alpha", 0)\n')
+    computed.write_text("VERSION = tuple(range(3))\n")
+    assert django_version(str(written)) == (5, 1, 0, "alpha", 0)
+    assert django_version(str(computed)) is None  # the plugin then imports Django, as pydevd does
+    assert django_version(str(tmp_path / "missing.py")) is None
+
+
 @pytest.mark.every_target
 def test_a_step_into_a_library_call_that_first_runs_a_module_the_debugger_left_unrun_lands_in_the_program(
         relay, write):
