@@ -202,6 +202,18 @@ def test_the_debuggers_own_names_for_the_modules_it_left_unrun_are_the_real_ones
     assert session.exit_code == 0
 
 
+@pytest.mark.every_target
+def test_debugpys_own_log_still_tells_how_the_program_exited_when_the_user_turns_it_on(relay, write, tmp_path):
+    app = write("ends.py", "import sys\nsys.exit(3)\n")
+    session = relay.launch(app, env={"DEBUGPY_LOG_DIR": str(tmp_path)})
+    with pytest.raises(RelayError):
+        session.wait_for_stop(30)  # the program runs to its end
+    assert session.exit_code == 3
+    [log] = tmp_path.glob("debugpy.server-*.log")
+    told = log.read_text()
+    assert "Debuggee exited via SystemExit: 3" in told and "Stack where logged" in told
+
+
 DJANGO_USER = """
 import sys
 print("before:", "django" in sys.modules)

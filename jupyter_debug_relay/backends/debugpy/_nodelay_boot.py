@@ -270,14 +270,20 @@ def watch_slow_values(module) -> None:  # noqa: ANN001 - pydevd's pydevd_suspend
 
 def describe_only_when_logged(log) -> None:  # noqa: ANN001 - debugpy's common/log.py
     """debugpy describes the environment (every installed distribution's metadata, read twice: 0.5 s in a venv
-    of 150 packages) before it knows whether a log will take it; describe only when one takes ``info``."""
-    describe = log.describe_environment
+    of 150 packages) and formats an exception's traceback and stack (a program ending by ``sys.exit``, as pytest
+    does: 5-10 ms) before it knows whether a log will take them; each is made only when a log takes its level."""
+    describe, exception = log.describe_environment, log._exception
 
     def describe_environment(header: str) -> None:
         if "info" in log._levels:
             describe(header)
 
-    log.describe_environment = describe_environment
+    def _exception(*args, **kwargs) -> None:  # noqa: ANN002, ANN003 - debugpy's signature
+        level = kwargs.get("level", "error")
+        if level == "error" or level in log._levels:  # what log.write_format writes
+            exception(*args, **kwargs)
+
+    log.describe_environment, log._exception = describe_environment, _exception
 
 
 def report_startup(pydevd) -> None:  # noqa: ANN001 - pydevd.py
@@ -458,7 +464,9 @@ def beside(name: str):  # noqa: ANN201 - a module object
 
 def monitoring_additions() -> dict:
     """Python 3.12+: what ``_monitoring_boot.py``, beside this file, adds to pydevd's ``sys.monitoring`` tracer."""
-    return beside("_monitoring_boot").AFTER_IMPORT
+    tracer = beside("_monitoring_boot")
+    tracer.MAY_BE_NAMED = may_be_named
+    return tracer.AFTER_IMPORT
 
 
 def add_to_debugger(settings: dict, debugpy_dir: str) -> None:
