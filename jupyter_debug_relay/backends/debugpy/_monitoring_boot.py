@@ -40,6 +40,7 @@ STARTERS = {  # file name without its extension -> what its functions that run t
     "runpy": ("run", "_run"),
 }
 _starter_names: dict = {}  # co_filename -> what its functions that start the program start with ("": none)
+MAY_BE_NAMED = None  # the boot's may_be_named(file, names): whether pydevd may name the file by one of the names
 
 
 def starts_program(code) -> bool:  # noqa: ANN001
@@ -110,11 +111,13 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
         if py_db is None or py_db.has_plugin_line_breaks:
             return
         lines_of: dict = {}  # co_filename -> its breakpoints' lines, until breakpoints change
+        names = {os.path.basename(path).lower() for path in py_db.breakpoints}
 
         def breakpoint_lines(filename: str) -> frozenset:
             lines = lines_of.get(filename)
-            if lines is None:
-                lines = lines_of[filename] = frozenset(py_db.breakpoints.get(canonical_normalized_path(filename), ()))
+            if lines is None:  # pydevd's path of a file is worked out only where it may hold breakpoints
+                lines = lines_of[filename] = frozenset(py_db.breakpoints.get(canonical_normalized_path(filename), ())
+                                                       if MAY_BE_NAMED(filename, names) else ())
             return lines
 
         def quiet(filename: str, line: int) -> bool:
