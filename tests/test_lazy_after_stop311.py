@@ -128,7 +128,7 @@ barrier = threading.Barrier(2)
 def work(name):
     barrier.wait()
     lib.target(1)
-    print(name, "traced", lib.traced(), flush=True)
+    print(f"{name} traced {lib.traced()}\\n", end="", flush=True)  # one write: the two threads print at once
 
 
 workers = [threading.Thread(target=work, args=(f"w{k}",)) for k in range(2)]
