@@ -346,6 +346,23 @@ def children_cpu() -> float:
     return ms(used.ru_utime + used.ru_stime)
 
 
+def warm_up(target: Target, suites: Suites) -> None:
+    """Untimed, as a user's first runs: the plain runs write the bytecode caches (pytest's rewritten test modules);
+    a launch with every breakpoint of the cases has the relay probe the interpreter (a child process, once a relay
+    process) and the boot keep the code lines of the breakpoints' files (a file's are compiled at its first
+    breakpoint: 100 ms of the target's CPU for the 300-test module, paid by every timed run of a fresh folder)."""
+    CASES["suite_plain"][1](target, suites)
+    CASES["project_plain"][1](target, suites)
+    with open_relay() as relay:
+        for breakpoint in (suite_bp(suites), suite_bp_once(suites), project_bp(suites, PROJECT_BP_NEVER),
+                           project_bp(suites, PROJECT_BP_DEEP)):
+            relay.breakpoints.add(*breakpoint)
+        session = relay.launch(module="pytest", args=["--version"], cwd=suites.folder, env=dict(PYTEST_ENV),
+                               python=target.python)
+        if stopped_before(session, time.perf_counter() + RUN_TIMEOUT) or session.exit_code != 0:
+            raise RuntimeError(f"the warm-up launch failed: {session.output().text[-2000:]}")
+
+
 def measure(targets: list[Target], suites: Suites, rounds: int, cases: list[str] | None = None,
             ) -> dict[str, dict[str, Samples]]:
     """Per target, per case: ``rounds`` runs, one of each case in turn per round (drift hits all alike). Each case
@@ -353,9 +370,8 @@ def measure(targets: list[Target], suites: Suites, rounds: int, cases: list[str]
     keep_bytecode()
     chosen = [key for key in CASES if cases is None or key in cases]
     times = {target.version: {k: Samples() for key in chosen for k in (key, f"{key} cpu")} for target in targets}
-    for target in targets:  # untimed: the first runs write the bytecode caches (pytest's rewritten test modules)
-        CASES["suite_plain"][1](target, suites)
-        CASES["project_plain"][1](target, suites)
+    for target in targets:
+        warm_up(target, suites)
     for _ in range(rounds):
         for target in targets:
             for key in chosen:
