@@ -203,6 +203,22 @@ def test_the_debuggers_own_names_for_the_modules_it_left_unrun_are_the_real_ones
 
 
 @pytest.mark.every_target
+def test_the_debuggers_analysis_for_a_step_into_a_chosen_call_is_imported_at_its_first_use(relay, write):
+    app = write("analysis.py", "x = 1\nprint(x)\n")
+    session = stopped_at(relay, app, 2)
+    modules = "__import__('sys').modules"
+    assert session.evaluate(f"'_pydevd_frame_eval.vendored.bytecode' in {modules}").value == "False"
+    tracer = f"{modules}['_pydevd_bundle.pydevd_cython']"  # pydevd's compiled tracer imported one function by name
+    assert session.evaluate(f"{tracer}.get_smart_step_into_variant_from_frame_offset(0, []) is None").value == "True"
+    comm = f"{modules}['_pydevd_bundle.pydevd_comm']"  # and pydevd's commands, the module
+    assert session.evaluate(f"{comm}.pydevd_bytecode_utils.calculate_smart_step_into_variants.__module__").value \
+        == "'_pydevd_bundle.pydevd_bytecode_utils'"
+    assert session.evaluate(f"type({modules}['_pydevd_bundle.pydevd_bytecode_utils']).__name__").value == "'module'"
+    session.continue_()
+    assert session.exit_code == 0
+
+
+@pytest.mark.every_target
 def test_debugpys_own_log_still_tells_how_the_program_exited_when_the_user_turns_it_on(relay, write, tmp_path):
     app = write("ends.py", "import sys\nsys.exit(3)\n")
     session = relay.launch(app, env={"DEBUGPY_LOG_DIR": str(tmp_path)})

@@ -19,6 +19,11 @@ pydevd's Django plugin imports ``django`` to read its ``VERSION``: where Django 
 (about 20 ms of the launch's CPU with Django 4.2), and the program found it imported before its first line. The
 plugin is given ``VERSION`` read from Django's own file instead (``django_left_to_the_program``); the program imports
 Django itself, if ever.
+
+pydevd's bytecode analysis (``pydevd_bytecode_utils``, with the vendored ``bytecode`` library it imports: 5-10 ms of
+a launch) serves only a step into one chosen call of a line (DAP's ``stepInTargets``). Until its first use a
+stand-in holds its place (``UntilUsed``): pydevd's tracers import one function of it by name as they load, which
+imports the real module at its first call, and any other attribute read imports it too.
 """
 
 import ast
@@ -112,6 +117,41 @@ class DeferringFinder:
         return spec
 
 
+SMART_STEP = "_pydevd_bundle.pydevd_bytecode_utils"  # pydevd's module for a step into a chosen call
+
+
+class UntilUsed(types.ModuleType):
+    """Stands in for a module of pydevd until its first use: an attribute it does not hold is the real module's,
+    which is imported then and takes its place."""
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - any attribute
+        if name.startswith("__"):  # what the import system asks a module (its __path__, ...) is not a use
+            raise AttributeError(name)
+        return getattr(the_real(self.__name__), name)
+
+
+def the_real(name: str) -> types.ModuleType:
+    """Module ``name``, imported now in place of its stand-in if it is not yet."""
+    if isinstance(sys.modules.get(name), UntilUsed):
+        sys.modules.pop(name, None)
+    return importlib.import_module(name)
+
+
+def smart_step_stand_in() -> UntilUsed:
+    """``SMART_STEP``'s stand-in, with the function pydevd's tracers import from it by name."""
+    stand_in = UntilUsed(SMART_STEP, "pydevd's bytecode analysis, imported at its first use")
+
+    def get_smart_step_into_variant_from_frame_offset(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - pydevd's
+        try:
+            real = the_real(SMART_STEP).get_smart_step_into_variant_from_frame_offset
+        except ImportError:  # as pydevd's tracers do when the module does not import
+            return None
+        return real(*args, **kwargs)
+
+    stand_in.get_smart_step_into_variant_from_frame_offset = get_smart_step_into_variant_from_frame_offset
+    return stand_in
+
+
 def fresh_locks() -> None:
     """In a forked child: locks of its own (a thread of the parent may have held one as it forked, and is gone)."""
     RUNNING.clear()
@@ -120,9 +160,10 @@ def fresh_locks() -> None:
 
 
 def defer(around_import: dict) -> None:
-    """From now on, the modules of ``DEFERRED`` run at their first use; ``around_import`` (the boot's) gets
-    ``AROUND_IMPORT``."""
+    """From now on, the modules of ``DEFERRED`` run at their first use, and ``SMART_STEP`` is imported at its first
+    use; ``around_import`` (the boot's) gets ``AROUND_IMPORT``."""
     around_import.update(AROUND_IMPORT)
+    sys.modules.setdefault(SMART_STEP, smart_step_stand_in())
     sys.meta_path.insert(0, DeferringFinder)
     os.register_at_fork(after_in_child=fresh_locks)
 
