@@ -200,6 +200,32 @@ def launch_cost(results: dict[str, Any]) -> str:
             "table from `bench/results.json`.\n")
 
 
+INSTRUCTION_ROWS = (  # title, key in an instructions run (a prefix "before " for the older boot), key it divides by
+    ("300-test suite, plain", "suite plain", None),
+    ("under the relay, breakpoint never hit", "suite relay", "suite plain"),
+    ("the same with the boot of {before}", "before suite relay", "suite plain"),
+    ("a two-line program, plain", "launch plain", None),
+    ("launched by the relay to a breakpoint on its second line, continued to its end", "launch relay", None),
+    ("the same with the boot of {before}", "before launch relay", None),
+)
+
+
+def instructions(results: dict[str, Any]) -> str:
+    """The instructions of whole target processes, counted by valgrind (``bench/instructions.py``)."""
+    part = results["instructions"]
+    versions = sorted((v for v in part if v[0].isdigit()), key=lambda v: tuple(map(int, v.split("."))))
+    lines = ["| instructions, millions (the whole target) | " + " | ".join(f"Python {v}" for v in versions) + " |",
+             "|---|" + "---:|" * len(versions)]
+    for title, key, base in INSTRUCTION_ROWS:
+        if not any(key in part[v] for v in versions):
+            continue
+        cells = [f"{part[v][key]:,.0f}" + (f" ({part[v][key] / part[v][base]:.3f}×)" if base else "")
+                 if key in part[v] else "–" for v in versions]
+        lines.append(f"| {title.format(before=part['before'])} | " + " | ".join(cells) + " |")
+    return ("\n".join(lines) + f"\n\n`{part['command']}` (valgrind's callgrind: one run each, a count the machine's "
+            f"load does not move) on {_machine(part)}; `make docs` writes this table from `bench/results.json`.\n")
+
+
 def _ray_source(run: dict[str, Any]) -> str:
     machine = run["machine"]
     return (f"Measured by `python bench/ray_bench.py` (in `make bench`) on {machine['date']} (interpreter "
@@ -243,6 +269,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "perf
 NAMED: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {  # block name -> the bench it shows, its figures
     "suites": ("suites", suites), "target-versions": ("target_versions", target_versions),
     "launch-cost": ("launch_cost", launch_cost), "compare": ("compare", compare),
+    "instructions": ("instructions", instructions),
     "ray": ("ray", ray), "ray_join": ("ray", ray_join)}
 
 

@@ -101,6 +101,19 @@ def measure(python: str | None, folder: str, rounds: int, boots: dict[str, str])
     return times
 
 
+def boot_of(ref: str, folder: str) -> str:
+    """The script a target of commit ``ref`` runs: its boot files, exported into ``folder`` beside each other as in
+    the package."""
+    archive = os.path.join(folder, "before.tar")
+    subprocess.run(["git", "archive", "-o", archive, ref, "jupyter_debug_relay/backends/debugpy"], cwd=ROOT,
+                   check=True, timeout=60)
+    with tarfile.open(archive) as exported:
+        exported.extractall(os.path.join(folder, "before"), filter="data")
+    boot_dir = os.path.join(folder, "before", "jupyter_debug_relay", "backends", "debugpy")
+    script = os.path.join(boot_dir, "_boot_script.py")  # before it: the boot itself was run as the script
+    return script if os.path.exists(script) else os.path.join(boot_dir, "_nodelay_boot.py")
+
+
 def main(rounds: int, before: str | None) -> None:
     keep_bytecode()
     kernel = sys.version_info[:2]
@@ -108,16 +121,7 @@ def main(rounds: int, before: str | None) -> None:
     pythons.update({version: path for version, path in targets.found().items() if version >= (3, 12)})
     figures = {}
     with tempfile.TemporaryDirectory() as folder:
-        boots = {"": backend.BOOT_SCRIPT}
-        if before:  # the boot files of REF, exported beside each other as in the package
-            archive = os.path.join(folder, "before.tar")
-            subprocess.run(["git", "archive", "-o", archive, before, "jupyter_debug_relay/backends/debugpy"],
-                           cwd=ROOT, check=True, timeout=60)
-            with tarfile.open(archive) as exported:
-                exported.extractall(os.path.join(folder, "before"), filter="data")
-            boot_dir = os.path.join(folder, "before", "jupyter_debug_relay", "backends", "debugpy")
-            script = os.path.join(boot_dir, "_boot_script.py")  # before it: the boot itself was run as the script
-            boots["before "] = script if os.path.exists(script) else os.path.join(boot_dir, "_nodelay_boot.py")
+        boots = {"": backend.BOOT_SCRIPT, **({"before ": boot_of(before, folder)} if before else {})}
         for version, python in pythons.items():
             name = f"{version[0]}.{version[1]}" + (" (kernel's)" if version == kernel else "")
             figures[name] = measure(python, folder, rounds, boots)
