@@ -19,6 +19,7 @@ Without valgrind on the machine, the bench says so and records nothing.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shlex
 import shutil
@@ -84,13 +85,13 @@ def measure(python: str, folder: str, boots: dict[str, str]) -> dict[str, float]
     """The counts of one target Python; ``boots``: the boot files to launch with, by the prefix of their keys."""
     target = suites.prepare_target(python)
     found = suites.prepare(os.path.join(folder, "suites"))
-    wrapped, n = wrapper(target.python, folder), iter(range(1_000_000))
+    wrapped, runs = wrapper(target.python, folder), itertools.count()
     first = os.path.join(folder, "first.py")
     with open(first, "w") as f:
         f.write(FIRST)
 
     def out() -> str:
-        return os.path.join(folder, f"callgrind.{next(n)}")
+        return os.path.join(folder, f"callgrind.{next(runs)}")
 
     suites.warm_up(target, found)
     counts = {"suite plain": plain_run(wrapped, ["-m", "pytest", *suites.SUITE_ARGS], found.folder, out()),
