@@ -220,7 +220,7 @@ def read_later(module_name: str, names: set):  # noqa: ANN201 - what runs the im
     return around
 
 
-def django_version(origin: str) -> tuple | None:
+def django_version(origin: str):  # noqa: ANN201 - a tuple or None (3.8 runs this file: no "tuple | None")
     """The ``VERSION`` Django's ``__init__.py`` (``origin``) sets, read from the file; None if it sets none."""
     try:
         with open(origin, encoding="utf-8") as init:
