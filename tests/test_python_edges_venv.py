@@ -70,10 +70,11 @@ def test_an_environment_given_to_the_launch_wins_over_the_activation(relay, writ
     assert reported(session)["virtual_env"] == "/elsewhere"
 
 
-def test_the_system_python_of_the_same_version_is_lent_debugpy(relay, write):
+def test_the_system_python_of_the_same_version_is_lent_debugpy(relay, write, monkeypatch):
     system = "/usr/bin/python3.11"
     if not os.path.exists(system) or subprocess.run([system, "-c", "import debugpy"]).returncode == 0:
         pytest.skip("needs a python3.11 without debugpy")
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)  # an activated shell passes it on, as to a plain run
     app = write("report.py", REPORT)
     found = reported(relay.launch(app, python=system))
     assert found["virtual_env"] is None and not found["relay_packages_visible"]
