@@ -322,21 +322,18 @@ def refresh(db: object) -> None:
         return
     if gc.get_freeze_count():  # the program's start froze the functions there were (_collector.py): list them too
         gc.unfreeze()
-    by_file: dict = {}
-    for function in gc.get_objects():
-        if type(function) is types.FunctionType:
-            by_file.setdefault(function.__code__.co_filename, []).append(function)
     names = {os.path.basename(path).lower() for path in changed}
+    in_changed: dict = {}  # co_filename -> whether it is a changed file's (pydevd's path worked out only if it may be)
     try:
-        for filename, functions in by_file.items():
-            if filename not in CANONICAL and not MAY_BE_NAMED(filename, names):
-                continue  # not a file of a changed breakpoint, told without working out pydevd's path of it
-            if canonical(filename) in changed:
-                lines = new.get(canonical(filename), frozenset())
-                for function in functions:
-                    made = patch_tree(function.__code__, lines)
-                    if made is not function.__code__:
-                        function.__code__ = made
+        for function in [f for f in gc.get_objects() if type(f) is types.FunctionType]:
+            filename = function.__code__.co_filename
+            if filename not in in_changed:
+                in_changed[filename] = ((filename in CANONICAL or MAY_BE_NAMED(filename, names))
+                                        and canonical(filename) in changed)
+            if in_changed[filename]:
+                made = patch_tree(function.__code__, new.get(canonical(filename), frozenset()))
+                if made is not function.__code__:
+                    function.__code__ = made
         for name in list(CANONICAL):
             if CANONICAL[name] in new:
                 HOT_NAMES.add(name)
