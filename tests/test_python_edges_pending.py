@@ -37,7 +37,8 @@ def test_a_file_written_and_imported_at_once_stops_at_its_breakpoint(relay, writ
 
 @pytest.mark.every_target
 def test_a_pending_breakpoint_added_while_the_target_runs_binds_too(relay, write, tmp_path):
-    app = write("writer.py", "import time\ntime.sleep(1.5)  # wait\n" + WRITER.lstrip("\n"))
+    # 4 s asleep: the breakpoint added at the stop reaches pydevd before the import, on a busy machine too
+    app = write("writer.py", "import time\ntime.sleep(4)  # wait\n" + WRITER.lstrip("\n"))
     relay.breakpoints.add(app, line_of(app, "# wait"))
     session = relay.launch(app)
     session.wait_for_stop(30)
