@@ -57,5 +57,9 @@ class Unsupported(RelayError):
         super().__init__("unsupported", f"{peer} does not support {feature}.")
 
 
+class TargetWarning(UserWarning):
+    """A session started, but its target runs less well than it could (a speed-up off, each named, with why)."""
+
+
 class BreakpointWarning(UserWarning):
     """A session started, but some of the relay's breakpoints will not stop it (each named, with why)."""

@@ -226,6 +226,7 @@ class SessionInfo:
     waiting_for_input: bool = False  # a running target blocked reading the stdin the relay holds
     uid: str | None = None  # the unique id of its recording (YYYYMMDD-HHMMSS-xxxx), when the relay records
     startup: dict[str, float] = field(default_factory=dict)  # ms per phase of its (last) start, in order
+    warnings: list[str] = field(default_factory=list)  # how the target runs less well than it could, and why
 
 
 @dataclass

@@ -135,3 +135,10 @@ def watch_lines(watches: list[Watch]) -> str:
     """``\n  watch 1: len(queue) = 3`` per watch expression (its error when it has no value), or nothing."""
     return "".join(f"\n  watch {w.index}: {w.expression} = " + (w.value if w.error is None else f"<{w.error}>")
                    for w in watches if w.value is not None or w.error is not None)
+
+
+def warnings_line(warnings: list[str]) -> str:
+    """The one line every front end shows for a start's ``warnings`` (empty when there are none)."""
+    if not warnings:
+        return ""
+    return "warning: " + " | ".join(warnings) + " (`jupyter-debug-relay doctor` says what to do)"

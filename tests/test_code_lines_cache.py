@@ -12,7 +12,7 @@ from conftest import line_of
 
 from jupyter_debug_relay.backends.debugpy import backend
 
-CODE_LINES = next(path for path in backend.BESIDE_BOOT if path.endswith("_code_lines.py"))
+CODE_LINES = next(path for path in backend.BESIDE_BOOT if path.endswith("code_lines.py"))
 APP = """\
 def work(n):
     total = 0

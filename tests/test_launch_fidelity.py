@@ -256,7 +256,7 @@ def test_the_program_imports_django_itself_while_the_debuggers_django_support_kn
 
 
 def test_djangos_version_is_read_from_its_file_only_where_the_file_writes_it_out(tmp_path):
-    from jupyter_debug_relay.backends.debugpy._deferred_imports import django_version
+    from jupyter_debug_relay.backends.debugpy.boot.deferred_imports import django_version
 
     written, computed = tmp_path / "written.py", tmp_path / "computed.py"
     written.write_text('"""Django."""\nVERSION = (5, 1, 0, "alpha", 0)\n')

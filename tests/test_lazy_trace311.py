@@ -13,7 +13,7 @@ from conftest import wait_until
 pytestmark = pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patcher writes Python 3.11 bytecode")
 
 if sys.version_info[:2] == (3, 11):
-    from jupyter_debug_relay.backends.debugpy import _lazy_trace311 as lazy
+    from jupyter_debug_relay.backends.debugpy.boot import lazy_tracing as lazy
 
 CALLS: list[str] = []
 LINES: list[int | None] = []  # the line of the patched frame while it calls the hook

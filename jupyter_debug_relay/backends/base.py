@@ -91,6 +91,7 @@ class Backend(abc.ABC):
         self.breakpoint_results: dict[int, BreakpointResult] = {}
         self.end_error: RelayError | None = None  # why the target ended, when it ended on an error the peer named
         self.startup = StartupClock()  # a backend is made to start once (restart makes another)
+        self.warnings: list[str] = []  # what the user should know of how the target runs (a speed-up off, and why)
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None:

@@ -146,7 +146,7 @@ class Session(Link, BackendEvents):
             pid=self.backend.pid, parent=self.parent, stopped_by_user=self.stopped_by_user,
             waiting_for_input=look_at_stdin and self.state == "running" and self.backend.waiting_for_input(),
             uid=self.uid,
-            startup=self.backend.startup.durations(),
+            startup=self.backend.startup.durations(), warnings=list(self.backend.warnings),
         )
 
     def rename(self, name: str) -> None:

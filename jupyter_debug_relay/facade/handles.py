@@ -50,6 +50,7 @@ class SessionHandle:
         self._session = session
         self.id = session.id
         self.unverified: list[Breakpoint] = []  # from the start that made it: breakpoints it could not bind, and why
+        self.warnings: list[str] = []  # from the start that made it: how its target runs less well, and why
 
     def __repr__(self) -> str:
         return f"<Session {self.id} {self.name!r} {self.state}>"

@@ -20,7 +20,7 @@ from ..engine.events import Event
 from ..engine.manager import SessionManager
 from ..engine.output import DEFAULT_CAP
 from ..engine.session import BackendFactory
-from ..errors import BreakpointWarning, RelayError
+from ..errors import BreakpointWarning, RelayError, TargetWarning
 from ..model import Breakpoint, ProcessInfo
 from ..operations import OPERATIONS, Dispatcher
 from ..operations.remote import leave
@@ -29,7 +29,7 @@ from ..protocols.timeouts import clamp_timeout
 from ..remote.registry import Remotes
 from ..store.profiles import ProfileStore
 from ..store.recorder import SessionStore
-from ..text import breakpoint_text
+from ..text import breakpoint_text, warnings_line
 from .handles import SessionHandle, handle_for
 
 MARGIN = 5.0  # seconds a facade call waits beyond the engine's own timeout
@@ -128,6 +128,9 @@ class Relay:
         ``BreakpointWarning`` (pointing at the caller's line) names them."""
         handle = handle_for(self, self._manager.sessions[result["session"].id])
         handle.unverified = list(result.get("unverified") or [])
+        handle.warnings = list(result.get("warnings") or [])
+        if handle.warnings:
+            warnings.warn(TargetWarning(f"Session {handle.name}: {warnings_line(handle.warnings)}"), stacklevel=3)
         if handle.unverified:
             lines = "".join(f"\n  {breakpoint_text(bp)}" for bp in handle.unverified)
             many = len(handle.unverified) != 1

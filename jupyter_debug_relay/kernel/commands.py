@@ -12,11 +12,11 @@ from typing import Any
 from ..errors import RelayError
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
-from ..model import Breakpoint, Variable, as_dict
+from ..model import Variable, as_dict
 from ..operations import snapshot
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..source.lines import file_line
-from ..text import breakpoint_text, short_path, stop_with_line
+from ..text import breakpoint_text, short_path, stop_with_line, warnings_line
 from .context import Context, Words
 from .editing import EditingWords
 from .grammar import Command, parse_session_line, usage
@@ -104,8 +104,8 @@ class SessionWords(Words):
     """Starting, running, looking at and ending sessions."""
 
     def do_launch(self, command: Command) -> StopResult:
-        handle, unverified = self.context.start(command)
-        return _told(self._started(handle, command), unverified)
+        handle, started = self.context.start(command)
+        return _told(self._started(handle, command), started)
 
     def _started(self, handle: SessionHandle, command: Command) -> StopResult:
         prefix = f"{handle.name}: "
@@ -116,8 +116,8 @@ class SessionWords(Words):
     def do_attach(self, command: Command) -> Result:
         if command.extras.get("list"):
             return ProcessesResult(self.relay.operations.call("processes")["processes"])
-        handle, unverified = self.context.start(command)
-        return _told(self.context.stop_result(handle, handle.stop, prefix=f"{handle.name}: "), unverified)
+        handle, started = self.context.start(command)
+        return _told(self.context.stop_result(handle, handle.stop, prefix=f"{handle.name}: "), started)
 
     def do_connect(self, command: Command) -> StopResult:
         kind, target = command.args.get("kind"), command.extras.get("target")
@@ -125,10 +125,10 @@ class SessionWords(Words):
             what = "URL" if kind == "mycel" else "PROGRAM"
             raise RelayError("invalid_request", f"connect {kind} needs a {what}.", "See `%debug_session help`.")
         where = {} if target is None else {"url" if kind == "mycel" else "program": target}
-        handle, unverified = self.context.start(command, **where)
+        handle, started = self.context.start(command, **where)
         if kind == "dap" and "attach" not in command.args:
-            return _told(self._started(handle, command), unverified)
-        return _told(self.context.stop_result(handle, handle.stop, prefix=f"{handle.name}: "), unverified)
+            return _told(self._started(handle, command), started)
+        return _told(self.context.stop_result(handle, handle.stop, prefix=f"{handle.name}: "), started)
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -409,7 +409,9 @@ def _pick_scope(scopes: list, name: str | None):
                      "Scopes here: " + ", ".join(s.name for s in scopes) + ".")
 
 
-def _told(result: StopResult, unverified: list[Breakpoint]) -> StopResult:
-    """``result`` of a start with a line for each breakpoint it could not bind, and why."""
-    result.text += "".join(f"\n  {breakpoint_text(bp)}" for bp in unverified)
+def _told(result: StopResult, started: dict[str, Any]) -> StopResult:
+    """``result`` of a start with a line for each breakpoint it could not bind, and why, and a line of warnings."""
+    result.text += "".join(f"\n  {breakpoint_text(bp)}" for bp in started["unverified"])
+    if started.get("warnings"):
+        result.text += "\n" + warnings_line(started["warnings"])
     return result

@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import RelayError
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
-from ..model import Breakpoint, StopInfo
+from ..model import StopInfo
 from ..operations import OPERATIONS, parse
 from .grammar import Command
 from .results import StopResult
@@ -61,10 +61,11 @@ class Context:
             given["session"] = handle.id
         return self.relay.operations.call(command.magic.operation, given)
 
-    def start(self, command: Command, **args: Any) -> tuple[SessionHandle, list[Breakpoint]]:
-        """Run a command that starts a session: the session, now current, and the breakpoints it could not bind."""
+    def start(self, command: Command, **args: Any) -> tuple[SessionHandle, dict[str, Any]]:
+        """Run a command that starts a session: the session, now current, and the start's answer (the breakpoints
+        it could not bind, its warnings)."""
         out = self.run(command, **args)
-        return self.adopt(self.relay.get(out["session"].id)), out["unverified"]
+        return self.adopt(self.relay.get(out["session"].id)), out
 
     def frame_id(self, handle: SessionHandle) -> int | None:
         """The frame selected with ``frame N`` at the session's present stop (None: the top one)."""

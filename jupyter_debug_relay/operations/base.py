@@ -73,6 +73,13 @@ def waits(p: Any, request_timeout: float) -> float:
     return p.timeout + request_timeout
 
 
+def start_answer(session: Session) -> dict[str, Any]:
+    """What a start (launch, attach, connect) answers: the session, the breakpoints it will not stop at, and the
+    warnings of how its target runs."""
+    info = session.info()
+    return {"session": info, "unverified": unbound(session), "warnings": info.warnings}
+
+
 def unbound(session: Session) -> list[Any]:
     """The breakpoints a started session will not stop at (unverified or refused), each with its reason."""
     return [bp for bp in session.manager.breakpoints.list(session.id)

@@ -13,7 +13,7 @@ from pydantic import Field, StrictStr
 from ..engine.session import Session
 from ..errors import RelayError
 from . import params as P
-from .base import Context, Operation, unbound
+from .base import Context, Operation, start_answer
 
 if TYPE_CHECKING:
     from ..remote.client import Remote
@@ -77,7 +77,7 @@ async def start_on(ctx: Context, name: str, operation: str, args: dict[str, Any]
     remote = remotes(ctx).get(name)
     made = await remote.call("POST", "/sessions", {"name": args.pop("name")} if args.get("name") else {})
     session = await mirror(ctx, remote, str(made["session"]["id"]), {"operation": operation, "args": args})
-    return {"session": session.info(), "unverified": unbound(session)}  # as the remote's start answered them
+    return start_answer(session)  # as the remote's start answered them
 
 
 async def _add(ctx: Context, p: RemoteAddParams) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from ..model import (
 )
 from . import created, editors, keeping, mycel, ray, remote, snapshot, tools, watching
 from . import params as P
-from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, unbound, waits
+from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, start_answer, waits
 from .spelling import misplaced
 
 __all__ = ["OPERATIONS", "RESULT_TYPES", "Context", "Operation"]
@@ -49,8 +49,7 @@ async def _status(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
 
 async def _start(ctx: Context, make: Any, name: str | None, exceptions: str | None = None,
                  early_end: RelayError | None = None) -> dict[str, Any]:
-    session = await ctx.manager.start(make, name, exceptions, early_end)
-    return {"session": session.info(), "unverified": unbound(session)}
+    return start_answer(await ctx.manager.start(make, name, exceptions, early_end))
 
 
 async def _launch(ctx: Context, p: P.LaunchParams) -> dict[str, Any]:
@@ -308,18 +307,18 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
               when="Use it to poll a running session or to see where a paused one stopped.",
               http=(f"GET {S}",)),
     Operation("launch", P.LaunchParams, _launch, "Start a Python script or module under the debugger.",
-              ("session", "unverified"), _START_ERRORS, budget=lambda p, t: 60.0,
+              ("session", "unverified", "warnings"), _START_ERRORS, budget=lambda p, t: 60.0,
               when="Use it first: set breakpoints, then launch; it waits for the first stop or the end.",
               http=(f"POST {S}/launch",),
               example={"program": "train.py", "args": ["--epochs", "10"], "env": {"CUDA_VISIBLE_DEVICES": "0"},
                        "timeout": 10}),
     Operation("attach", P.AttachParams, _attach, "Attach to a running Python process by port or pid.",
-              ("session", "unverified"), _START_ERRORS, budget=lambda p, t: 60.0,
+              ("session", "unverified", "warnings"), _START_ERRORS, budget=lambda p, t: 60.0,
               when="Use it for a process already running under `python -m debugpy --listen PORT`, or by pid.",
               http=(f"POST {S}/attach",),
               example={"port": 5678, "timeout": 10}),
     Operation("connect", P.ConnectParams, _connect, "Connect to a Mycel service, an EZ program or a DAP adapter.",
-              ("session", "unverified"), _START_ERRORS, budget=lambda p, t: 60.0,
+              ("session", "unverified", "warnings"), _START_ERRORS, budget=lambda p, t: 60.0,
               when="Use it for a Mycel service (kind mycel), an EZ program (kind ez) or another DAP adapter (kind "
                    "dap).",
               http=(f"POST {S}/connect",),
@@ -477,7 +476,7 @@ RESULT_TYPES: dict[str, Any] = {
     "thread_end": dict[str, Any] | None, "source_changed": bool, "source_note": str, "hash": str, "same": bool,
     "watches": list[Watch],
     "timeout_minutes": float | None, "profiles": list[str], "profile": keeping.NamedProfile,
-    "export": keeping.SessionExport, "deleted": bool, "unverified": list[Breakpoint],
+    "export": keeping.SessionExport, "deleted": bool, "unverified": list[Breakpoint], "warnings": list[str],
 }
 RESULT_TYPES.update(tools.RESULT_TYPES)
 RESULT_TYPES.update(snapshot.RESULT_TYPES)

@@ -91,6 +91,7 @@ class RemoteBackend(Backend):
             self.capabilities = info.get("capabilities") or {}
             await self._judge_all()
         self.pid = info.get("pid")
+        self.warnings = [w for w in info.get("warnings") or [] if isinstance(w, str)]  # the remote's start's
         if info.get("state") == "paused" and info.get("stop"):
             self.events.on_stopped(self._stop(info["stop"]))
         elif info.get("state") in ("terminated", "failed"):

@@ -51,14 +51,14 @@ async def run_start(relay: Any, name: str, args: dict[str, Any], wait: bool, tim
     """launch, attach or connect, then (``wait``) the first stop or the end, as a step answers."""
     started = await run(relay, name, args, redact)
     session = started["session"]
-    unverified = started.get("unverified", [])
+    told = {"unverified": started.get("unverified", []), "warnings": started.get("warnings", [])}
     if not wait:
-        return {"session": session, "state": session["state"], "stop": None, "unverified": unverified}
+        return {"session": session, "state": session["state"], "stop": None, **told}
     waited = await run_waiting(relay, "wait", {"session": session["id"], "timeout": timeout}, redact)
     session = (await run(relay, "status", {"session": session["id"]}, redact))["session"]  # as it is now: one truth
     if waited["state"] == "terminated" and waited.get("exit_code") is None:
         waited["exit_code"] = session["exit_code"]
-    return {"session": session, **waited, "unverified": unverified}
+    return {"session": session, **waited, **told}
 
 
 def with_line(out: dict[str, Any]) -> dict[str, Any]:

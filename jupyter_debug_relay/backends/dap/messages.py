@@ -140,6 +140,17 @@ class BootWarning(TypedDict):
 
 
 @with_config(STRICT)
+class FeaturesReport(TypedDict):
+    """The relay boot's ``relayFeatures`` event: the target's debugpy and Python, each feature on (None) or why it is
+    off, and those waiting for a module not loaded yet."""
+
+    debugpy: str | None
+    python: str
+    features: dict[str, str | None]
+    waiting: NotRequired[dict[str, str]]
+
+
+@with_config(STRICT)
 class DapScope(TypedDict):
     name: str
     variablesReference: int
@@ -281,6 +292,7 @@ EVENTS = shapes("event", {
     "stopped": StoppedEvent, "continued": ContinuedEvent, "output": OutputEvent, "thread": ThreadEvent,
     "breakpoint": BreakpointEvent, "process": ProcessEvent, "exited": ExitedEvent, "relayForked": ForkedEvent,
     "relayStack": PushedStack, "relayBootWarning": BootWarning,
+    "relayFeatures": FeaturesReport,
 })
 RESPONSES = shapes("response", {
     "initialize": Capabilities, "threads": ThreadsResponse, "stackTrace": StackTraceResponse,

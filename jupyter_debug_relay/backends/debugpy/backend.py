@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
+import glob
 import json
 import logging
 import os
@@ -20,7 +22,7 @@ from ...transports import procfs
 from ..base import BackendEvents
 from ..dap import messages as wire
 from ..dap.backend import DapBackend
-from . import interpreter, lending, native_wait, source_changes
+from . import features, interpreter, lending, native_wait, source_changes
 from .crash_traceback import python_order
 from .slow_inspection import SlowInspection
 from .values import BYTES_TYPES, PythonValues
@@ -29,11 +31,9 @@ log = logging.getLogger(__name__)
 
 NODELAY_BOOT = os.path.join(os.path.dirname(__file__), "_nodelay_boot.py")
 BOOT_SCRIPT = os.path.join(os.path.dirname(__file__), "_boot_script.py")  # what a launched target runs: the boot
-BESIDE_BOOT = [os.path.join(os.path.dirname(__file__), name) for name in (  # the boot's files beside it
-    "_monitoring_boot.py",  # 3.12+
-    "_lazy_trace311.py", "_code311.py",  # 3.11
-    "_boot_script.py", "_deferred_imports.py", "_pydevd_waits.py", "_code_lines.py", "_collector.py",
-)]
+FEATURES = os.path.join(os.path.dirname(__file__), "boot")  # the boot's changes inside pydevd, one file each
+BESIDE_BOOT = [os.path.join(os.path.dirname(__file__), "_boot_script.py"),  # the boot's files beside it
+               *sorted(glob.glob(os.path.join(FEATURES, "*.py")))]
 
 
 def boot_rules(*more: str) -> list[dict[str, Any]]:
@@ -45,6 +45,7 @@ LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
 LAUNCHER_DIR = os.path.realpath(os.path.dirname(debugpy.launcher.__file__))  # what our adapter's runInTerminal runs
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the boots' settings; they remove it before the program runs
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
+FEATURES_AFTER_ANSWER = 2.0  # seconds debugpy's adapter may take to pass on the events it held until the start's answer
 NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
 CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), key, or position in iteration order
     **dict.fromkeys(("list", "tuple", "range", "deque", "ndarray", "memmap", "UserList"), "index"),
@@ -157,6 +158,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         self.launch_env: dict[str, str] = {}  # a launched target's environment (what it adds to the kernel's)
         self.started_ns: int | None = None  # when the target started: files changed later may not be what it runs
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
+        self.features_report: wire.FeaturesReport | None = None  # what the boot switched on in the target
+        self._features_heard = asyncio.Event()
         self._parents = {}
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
@@ -217,6 +220,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             found = await interpreter.probe(self.python)
             self.launch_env.update(found.activation(self.options["env"]))
             self.lend(lending.choose(found))
+        elif self.request_kind == "launch" and lending.VERSION != lending.KERNEL_VERSION:
+            self.lend(lending.choose(await interpreter.probe(sys.executable)))  # the kernel's is not a proven one
         if self.attach_pid is not None:
             check_pid(self.attach_pid)
             self.lend(await lending.for_process(self.attach_pid))
@@ -226,6 +231,17 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             await super().start(breakpoints, exceptions)
         except RelayError as exc:
             raise self.start_failed(exc) from None
+        if self.request_kind == "launch" or self.attach_pid is not None:  # the boot runs there
+            await self._features_told()
+
+    async def _features_told(self) -> None:
+        """Warn when the boot did not say what it switched on. pydevd's straight connection brings its word before
+        the start's answers; debugpy's adapter holds the target's events until it has answered the start."""
+        if self.features_report is None and self.adapter_cmd is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._features_heard.wait(), FEATURES_AFTER_ANSWER)
+        if self.features_report is None:
+            self._warn(features.NO_REPORT)
 
     def lend(self, loan: lending.Loan) -> None:
         """Have the boot run ``loan``'s debugpy when it is not the kernel's; say on the console why it is slow."""
@@ -234,6 +250,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             self.launch_env[BOOT_VARIABLE] = json.dumps({**settings, "debugpy": loan.folder})
         if loan.note:
             self.events.on_output("console", loan.note)
+            self.warnings.append(loan.note.strip())
 
     def start_failed(self, exc: BaseException | None) -> RelayError:
         if (isinstance(exc, RelayError) and exc.code in ("invalid_request", "adapter_failed")
@@ -404,6 +421,20 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         log.warning("session target %s: the relay's boot could not %s (%s)", self.pid, body["what"], body["error"])
         self.events.on_output("console", f"The debugger in the target could not {body['what']} ({body['error']}); "
                                          "it goes on without it.\n")
+
+    def _event_relayFeatures(self, body: wire.FeaturesReport) -> None:
+        """The boot's word of which of its features it switched on in the target, and why the others are off."""
+        self.features_report = body
+        self._features_heard.set()
+        for warning in features.warnings_of(body):
+            self._warn(warning)
+
+    def _warn(self, warning: str) -> None:
+        """A start's warning: in the session's ``warnings``, its output and the log."""
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+            log.warning("session target %s: %s", self.pid, warning)
+            self.events.on_output("console", f"{warning}.\n")
 
     def _event_relaySyntaxError(self, body: dict[str, Any]) -> None:
         """The boot's word that the program ended on a SyntaxError (a module or imported file that does not compile)."""

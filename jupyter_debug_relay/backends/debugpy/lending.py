@@ -1,15 +1,19 @@
-"""Which debugpy a launched target runs: one whose compiled parts load on the target's Python.
+"""Which debugpy a launched target runs: one the relay is proven on, whose compiled parts load on the target's Python.
 
+The relay's boot changes pydevd from the inside (``boot/table.py``), proven on debugpy ``OLDEST`` to ``NEWEST``.
+The version targets run (``VERSION``) is the kernel's debugpy when it is in that range, else ``NEWEST`` (an
+environment whose debugpy came with an older ipykernel, kept by pip because it satisfied an older requirement).
 debugpy's compiled tracer (``pydevd_cython``, and on 3.12+ the ``sys.monitoring`` one) is built for
 one Python version. The kernel's debugpy is built for the kernel's: lent to a target of another
 version, it runs its pure-Python parts, several times slower between stops. So a target runs:
 
-- the kernel's debugpy when it is the kernel's Python version;
-- its own debugpy when its interpreter has one of the relay's version;
-- else a copy of the relay's debugpy version installed for its Python into the cache
+- the kernel's debugpy when it is ``VERSION`` and the kernel's Python version;
+- its own debugpy when its interpreter has one of ``VERSION``;
+- else a copy of ``VERSION`` installed for its Python into the cache
   (``$JUPYTER_DEBUG_RELAY_CACHE``, by default ``~/.cache/jupyter-debug-relay``), by the kernel's
   pip at the first launch on that version. Until the copy is there (or when pip cannot get
-  it: offline), the target runs the kernel's, and the session says so once on its console.
+  it: offline), the target runs the kernel's, and the session says so once on its console and in its
+  warnings (the boot then switches on only the features whose names that debugpy has).
 
 A process attached by pid is given the debugpy of the folder chosen likewise for the Python it runs: the
 path it was started by when that leads to its executable (a virtualenv's ``bin/python``), else its
@@ -35,9 +39,11 @@ import debugpy
 from ...errors import RelayError
 from ...transports import procfs
 from . import interpreter as interpreters
+from .boot import table
 from .interpreter import Interpreter
 
-VERSION = debugpy.__version__
+KERNEL_VERSION = debugpy.__version__
+VERSION = KERNEL_VERSION if table.in_range(KERNEL_VERSION) else table.NEWEST  # the debugpy targets run
 KERNEL_DEBUGPY = os.path.dirname(os.path.abspath(debugpy.__file__))
 CACHE_ENV = "JUPYTER_DEBUG_RELAY_CACHE"
 OLDEST_WHEELS = (3, 10)  # the oldest Python the relay's debugpy version has wheels for
@@ -78,12 +84,12 @@ def debugpy_in(folder: str) -> str | None:
 
 def choose(interpreter: Interpreter) -> Loan:
     """The debugpy the target of ``interpreter`` runs (starting the install of a copy when there is none yet)."""
-    if interpreter.same_version:
+    if interpreter.same_version and VERSION == KERNEL_VERSION:
         return Loan(KERNEL_DEBUGPY)
     if interpreter.debugpy is not None and interpreter.debugpy[1] == VERSION:
         return Loan(interpreter.debugpy[0])
     shown = ".".join(map(str, interpreter.version))
-    if interpreter.version < OLDEST_WHEELS:
+    if interpreter.version < OLDEST_WHEELS and VERSION == KERNEL_VERSION:
         return Loan(KERNEL_DEBUGPY, f"Python {shown}: debugpy {VERSION} runs here in pure Python (it has no "
                     f"build for {shown}), slower between stops than on Python 3.10 and newer.\n")
     folder = cached_folder(interpreter.version)
@@ -94,6 +100,11 @@ def choose(interpreter: Interpreter) -> Loan:
     if failure is None:
         start_install(interpreter)
     state = f"could not be installed in {folder} ({failure})" if failure else f"is being installed in {folder}"
+    if VERSION != KERNEL_VERSION:
+        return Loan(KERNEL_DEBUGPY, f"The kernel's debugpy {KERNEL_VERSION} is outside the range the relay is proven "
+                    f"on ({table.OLDEST} to {table.NEWEST}); debugpy {VERSION} for Python {shown} {state}; "
+                    "meanwhile this target runs the kernel's, with only the speed-ups whose names it has "
+                    f"(`pip install \"debugpy>={table.OLDEST},<1.9\"` in the kernel's environment ends this).\n")
     return Loan(KERNEL_DEBUGPY, f"Python {shown}: debugpy {VERSION} for {shown} {state}; meanwhile this target "
                 "runs the kernel's debugpy in pure Python, slower between stops.\n")
 

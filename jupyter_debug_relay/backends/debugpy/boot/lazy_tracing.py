@@ -1,4 +1,4 @@
-"""Python 3.11 targets: nothing traces until the code of a breakpoint runs.
+"""Feature ``lazy_tracing`` (Python 3.11): nothing traces until the code of a breakpoint runs.
 
 On 3.11 pydevd traces every call of every thread through ``sys.settrace``; any trace function, even one that
 returns at once, puts the interpreter in its slow tracing mode. Here pydevd's trace functions are taken but not
@@ -26,17 +26,10 @@ import threading
 import types
 from importlib.util import module_from_spec, spec_from_file_location
 
-
-def _beside(name: str):  # noqa: ANN202 - a module
-    """The module ``name``.py beside this file (this file is loaded by path, not as a package's module)."""
-    spec = spec_from_file_location(f"_jupyter_debug_relay_boot_{name}", os.path.join(os.path.dirname(__file__),
-                                                                                     f"{name}.py"))
-    module = module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_code311 = _beside("_code311")
+_spec = spec_from_file_location("_jupyter_debug_relay_boot_code311", os.path.join(os.path.dirname(__file__),
+                                                                                  "code311.py"))
+_code311 = module_from_spec(_spec)
+_spec.loader.exec_module(_code311)
 Unsafe, insert_call = _code311.Unsafe, _code311.insert_call
 
 CALL_ONLY_AT_START = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
@@ -359,9 +352,10 @@ def trace_running(db: object) -> None:
 
 
 ORIGINALS: dict = {}
+STOP_UNCAUGHT: list = []  # the boot's way to have pydevd stop on an uncaught exception (uncaught_recursion.py)
 
 
-def take_tracing(tracing: object) -> None:
+def take_tracing(change, tracing: object) -> None:  # noqa: ANN001 - changes.Changes
     """pydevd_tracing: its trace functions are noted per thread, installed only when tracing is on."""
     set_trace, to_threads = tracing.SetTrace, tracing.set_trace_to_threads
     ORIGINALS["set_trace_to_threads"] = to_threads
@@ -387,13 +381,13 @@ def take_tracing(tracing: object) -> None:
             LAST[ident] = tracing_func
         return 0
 
-    tracing.SetTrace, tracing.set_trace_to_threads = SetTrace, set_trace_to_threads
+    change.replace(tracing, "SetTrace", SetTrace)
+    change.replace(tracing, "set_trace_to_threads", set_trace_to_threads)
 
 
-def take_debugger(pydevd: object) -> None:
-    """pydevd: breakpoints changed, a stop, the program's file read, uncaught exceptions."""
-    changed, suspend, trigger, wait = (pydevd.PyDB.on_breakpoints_changed, pydevd.PyDB.set_suspend,
-                                       pydevd.PyDB.trigger_exception_handler, pydevd.PyDB.do_wait_suspend)
+def take_debugger(change, pydevd: object) -> None:  # noqa: ANN001 - changes.Changes
+    """pydevd: breakpoints changed, a stop, the program's file read."""
+    changed, suspend, wait = pydevd.PyDB.on_breakpoints_changed, pydevd.PyDB.set_suspend, pydevd.PyDB.do_wait_suspend
     patch_threads = pydevd.PyDB.patch_threads
 
     def threads_start_untraced(self):  # noqa: ANN001, ANN202 - pydevd's signature
@@ -426,33 +420,27 @@ def take_debugger(pydevd: object) -> None:
             go_full("breakpoint()", for_good=False)
         return settrace(*args, **kwargs)
 
-    def trigger_exception_handler(self, excinfo, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
-        self.set_additional_thread_info(threading.current_thread()).suspended_at_unhandled = True
-        return trigger(self, excinfo, *args, **kwargs)
-
-    api = sys.modules["_pydevd_bundle.pydevd_api"].PyDevdAPI
+    api = change.module("_pydevd_bundle.pydevd_api").PyDevdAPI
     entry = api.stop_on_entry
 
     def stop_on_entry(self):  # noqa: ANN001, ANN202 - pydevd's signature
         go_full("a stop on entry", for_good=False)
         return entry(self)
 
-    api.stop_on_entry = stop_on_entry
-    pydevd.PyDB.on_breakpoints_changed = on_breakpoints_changed
-    pydevd.PyDB.patch_threads = threads_start_untraced
-    pydevd.PyDB.set_suspend = set_suspend
-    pydevd.PyDB.do_wait_suspend = do_wait_suspend
-    pydevd.settrace = settrace_fully
-    pydevd.PyDB.trigger_exception_handler = trigger_exception_handler
-    runner = sys.modules.get("_pydevd_bundle.pydevd_runpy")
-    if runner is not None:
-        from_file = runner._get_code_from_file
+    runner = change.module("_pydevd_bundle.pydevd_runpy")
+    from_file = runner._get_code_from_file
 
-        def _get_code_from_file(run_name, fname):  # noqa: ANN001, ANN202 - pydevd's runpy
-            code, fname = from_file(run_name, fname)
-            return on_code(code), fname
+    def _get_code_from_file(run_name, fname):  # noqa: ANN001, ANN202 - pydevd's runpy
+        code, fname = from_file(run_name, fname)
+        return on_code(code), fname
 
-        runner._get_code_from_file = _get_code_from_file
+    change.replace(api, "stop_on_entry", stop_on_entry)
+    change.replace(pydevd.PyDB, "on_breakpoints_changed", on_breakpoints_changed)
+    change.replace(pydevd.PyDB, "patch_threads", threads_start_untraced)
+    change.replace(pydevd.PyDB, "set_suspend", set_suspend)
+    change.replace(pydevd.PyDB, "do_wait_suspend", do_wait_suspend)
+    change.replace(pydevd, "settrace", settrace_fully)
+    change.replace(runner, "_get_code_from_file", _get_code_from_file)
 
 
 def stop_uncaught(excinfo: tuple) -> None:
@@ -462,39 +450,33 @@ def stop_uncaught(excinfo: tuple) -> None:
         return
     info = db.set_additional_thread_info(threading.current_thread())
     if not info.suspended_at_unhandled:
-        db.trigger_exception_handler(excinfo)
+        STOP_UNCAUGHT[0](db, excinfo)
 
 
-def take_excepthooks(hidden: object) -> None:
-    """``sys.excepthook`` and ``threading.excepthook`` stop on the exception first."""
+def take_excepthooks(boot: object) -> None:
+    """``sys.excepthook`` and ``threading.excepthook`` stop on the exception first (a stop that fails is told to the
+    relay; Python's report of the exception follows all the same)."""
     python_hook, thread_hook = sys.excepthook, threading.excepthook
+
+    def stop(excinfo: tuple) -> None:
+        try:
+            stop_uncaught(excinfo)
+        except Exception as error:  # noqa: BLE001 - the program's own report of its exception must come
+            boot.could_not("stop on the uncaught exception", error)
 
     def excepthook(kind, value, tb):  # noqa: ANN001, ANN202
         start = tb
-        while start is not None and start.tb_next is not None and hidden(start.tb_frame.f_code.co_filename):
+        while start is not None and start.tb_next is not None and boot.hidden_from_the_program(
+                start.tb_frame.f_code.co_filename):
             start = start.tb_next
-        stop_uncaught((kind, value, start))
+        stop((kind, value, start))
         python_hook(kind, value, tb)
 
     def threading_excepthook(args):  # noqa: ANN001, ANN202
-        stop_uncaught((args.exc_type, args.exc_value, args.exc_traceback))
+        stop((args.exc_type, args.exc_value, args.exc_traceback))
         thread_hook(args)
 
     sys.excepthook, threading.excepthook = excepthook, threading_excepthook
-
-
-def take_rewritten_tests(rewrite: object) -> None:
-    """pytest's assertion rewriting reads test modules itself."""
-    read_pyc, rewrite_test = rewrite._read_pyc, rewrite._rewrite_test
-
-    def _read_pyc(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        return on_code(read_pyc(*args, **kwargs))
-
-    def _rewrite_test(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        source_hash, code = rewrite_test(*args, **kwargs)
-        return source_hash, on_code(code)
-
-    rewrite._read_pyc, rewrite._rewrite_test = _read_pyc, _rewrite_test
 
 
 def in_forked_child() -> None:
@@ -504,26 +486,15 @@ def in_forked_child() -> None:
     STATE.update(full=True, for_good=True, why="a forked child", forked=True)
 
 
-def install(after_import: dict, code_hooks: list, hidden: object, may_be_named: object) -> None:
-    """Start: ``code_hooks`` gets ``on_code``, ``after_import`` (module -> what to add to it) what is added to
-    pydevd's modules and pytest's as they are imported."""
+def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot module
+    """pydevd's tracing taken (``take_tracing``, ``take_debugger``), then what cannot be undone: the code hook, the
+    audit hook, the fork handler and the exception hooks."""
     global MAY_BE_NAMED
-    MAY_BE_NAMED = may_be_named
-    code_hooks.append(on_code)
+    MAY_BE_NAMED = boot.may_be_named
+    STOP_UNCAUGHT.append(boot.beside("uncaught_recursion").stop_on_uncaught)
+    take_tracing(change, change.module("pydevd_tracing"))
+    take_debugger(change, change.module("pydevd"))
+    boot.CODE_HOOKS.append(on_code)
     sys.addaudithook(on_exec)
     os.register_at_fork(after_in_child=in_forked_child)
-
-    for name, then in (("pydevd_tracing", _both(take_tracing, lambda _: take_excepthooks(hidden))),
-                       ("pydevd", take_debugger),
-                       ("_pytest.assertion.rewrite", take_rewritten_tests)):
-        before = after_import.get(name)
-        after_import[name] = then if before is None else _both(before, then)
-
-
-def _both(first: object, then: object) -> object:
-    def both(module: object) -> None:
-        first(module)
-        then(module)
-
-    both.__name__ = f"{first.__name__} and {then.__name__}"
-    return both
+    take_excepthooks(boot)

@@ -1,4 +1,4 @@
-"""The waits pydevd adds to a program's start and end, which a launch by the relay does not need.
+"""Feature ``pydevd_waits``: the waits pydevd adds to a start and an end, which a launch by the relay does not need.
 
 - At the start, ``PyDB.initialize_network`` sleeps 0.1 s to "give threads time to start".
 - At the end, pydevd's ``CheckAliveThread``, which Python's shutdown waits for, looks every 0.2 s
@@ -14,13 +14,14 @@ import threading
 CHECK_EVERY = 0.01  # seconds between pydevd's looks at whether the program's threads are gone, once it shuts down
 
 
-def shorten(pydevd) -> None:  # noqa: ANN001 - pydevd.py
+def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot module
     """Take out pydevd's waits at the start and at the end."""
-    start_without_pause(pydevd)
-    end_without_waits(pydevd)
+    pydevd = change.module("pydevd")
+    start_without_pause(change, pydevd)
+    end_without_waits(change, pydevd)
 
 
-def start_without_pause(pydevd) -> None:  # noqa: ANN001 - pydevd.py
+def start_without_pause(change, pydevd) -> None:  # noqa: ANN001 - changes.Changes, pydevd.py
     """``PyDB.initialize_network`` sleeps 0.1 s to "give threads time to start"; ``Thread.start`` already
     returns once its thread runs, so the sleep only delays the program (the pause is skipped in that call only)."""
     initialize = pydevd.PyDB.initialize_network
@@ -47,15 +48,11 @@ def start_without_pause(pydevd) -> None:  # noqa: ANN001 - pydevd.py
             pydevd.time = clock
             caller.clear()
 
-    pydevd.PyDB.initialize_network = initialize_network
+    change.replace(pydevd.PyDB, "initialize_network", initialize_network)
 
 
-def end_without_waits(pydevd) -> None:  # noqa: ANN001 - pydevd.py
+def end_without_waits(change, pydevd) -> None:  # noqa: ANN001 - changes.Changes, pydevd.py
     """As Python shuts down, have pydevd see the program's end within ``CHECK_EVERY``, and wait for its writer only."""
-    wait_name = "_PyDB__wait_for_threads_to_finish"
-    if not hasattr(pydevd.PyDB, wait_name):
-        raise AttributeError(f"pydevd.PyDB has no {wait_name}")
-
     class Checking(pydevd.ThreadingEvent):
         """The alive check's event, looked at every ``CHECK_EVERY`` whatever the timeout asked."""
 
@@ -74,5 +71,5 @@ def end_without_waits(pydevd) -> None:  # noqa: ANN001 - pydevd.py
         if writer is not None and writer is not threading.current_thread():
             writer.join(timeout)
 
-    setattr(pydevd.PyDB, wait_name, wait_for_the_writer)
-    threading._register_atexit(check_often)
+    change.replace(pydevd.PyDB, "_PyDB__wait_for_threads_to_finish", wait_for_the_writer)
+    threading._register_atexit(check_often)  # last: it cannot be undone

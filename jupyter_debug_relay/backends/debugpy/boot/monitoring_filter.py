@@ -1,4 +1,4 @@
-"""What the boot adds to pydevd's ``sys.monitoring`` tracer (Python 3.12+): only a breakpoint's line calls back.
+"""Feature ``monitoring_filter`` (Python 3.12+): only a breakpoint's line calls pydevd's ``sys.monitoring`` tracer back.
 
 pydevd turns a code object's LINE (and JUMP) events on when it holds a breakpoint, and then
 never answers ``DISABLE`` for any of its lines, nor for its PY_START: a breakpoint not yet
@@ -22,17 +22,10 @@ pydevd's compiled tracer takes the program's frame as the top frame (``sys._getf
 it is given a ``sys`` whose ``_getframe`` passes over the wrappers' own frames (the
 pure-Python tracer's ``_getframe`` is replaced likewise). pydevd updates from any thread (the boot binding a
 pending breakpoint in the program's, pydevd's reader in its own): a callback already ours is never wrapped again.
-
-A pause sets tracing on the frames of the thread to suspend (``enable_code_tracing``), but pydevd turns a
-code's LINE events on there only for a step into: a pause asked while a step over or a step out still runs
-(the thread inside a call that has not returned) reached no line event, and the thread never stopped. Here a
-code of a thread asked to suspend gets its LINE and JUMP events whatever the thread's step.
-Loaded by ``_nodelay_boot.py``.
 """
 
 import os
 import sys
-import threading
 
 STARTERS = {  # file name without its extension -> what its functions that run the program or a thread start with
     "threading": ("__bootstrap", "_bootstrap", "run"), "pydev_monkey": ("__call__",),
@@ -40,7 +33,6 @@ STARTERS = {  # file name without its extension -> what its functions that run t
     "runpy": ("run", "_run"),
 }
 _starter_names: dict = {}  # co_filename -> what its functions that start the program start with ("": none)
-MAY_BE_NAMED = None  # the boot's may_be_named(file, names): whether pydevd may name the file by one of the names
 
 
 def starts_program(code) -> bool:  # noqa: ANN001
@@ -65,10 +57,12 @@ def holds_any(code, lines: frozenset) -> bool:  # noqa: ANN001
     return bool(lines) and any(line in lines for _, _, line in code.co_lines())
 
 
-def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydevd's pydevd_sys_monitoring
+def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot module
     """Wrap the callbacks that ``update_monitor_events`` registers, each time it registers them."""
-    from _pydevd_bundle.pydevd_additional_thread_info import any_thread_stepping
-    from pydevd_file_utils import canonical_normalized_path
+    wrapper = change.module("_pydevd_sys_monitoring.pydevd_sys_monitoring")
+    any_thread_stepping = change.module("_pydevd_bundle.pydevd_additional_thread_info").any_thread_stepping
+    canonical_normalized_path = change.module("pydevd_file_utils").canonical_normalized_path
+    may_be_named = boot.may_be_named
 
     monitor = sys.monitoring
     tool, events, disable = monitor.DEBUGGER_ID, monitor.events, monitor.DISABLE
@@ -117,7 +111,7 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
             lines = lines_of.get(filename)
             if lines is None:  # pydevd's path of a file is worked out only where it may hold breakpoints
                 lines = lines_of[filename] = frozenset(py_db.breakpoints.get(canonical_normalized_path(filename), ())
-                                                       if MAY_BE_NAMED(filename, names) else ())
+                                                       if may_be_named(filename, names) else ())
             return lines
 
         def quiet(filename: str, line: int) -> bool:
@@ -164,38 +158,10 @@ def call_back_only_on_breakpoint_lines(wrapper) -> None:  # noqa: ANN001 - pydev
         if monitor.register_callback(tool, events.PY_RESUME, None) is None:  # pydevd turns the event on, unheard
             monitor.register_callback(tool, events.PY_RESUME, resumed)
 
-    wrapper.update_monitor_events = update_monitor_events
+    change.replace(wrapper, "update_monitor_events", update_monitor_events)
     if implementation is not None:
-        implementation.update_monitor_events = update_monitor_events
+        change.replace(implementation, "update_monitor_events", update_monitor_events)
         if compiled:
-            implementation.sys = ProgramSys()
+            change.replace(implementation, "sys", ProgramSys())
         else:
-            implementation._getframe = program_frame
-
-
-def pause_reaches_running_code(wrapper) -> None:  # noqa: ANN001 - pydevd's pydevd_sys_monitoring
-    """A thread asked to suspend gets line events in every frame pydevd sets tracing on, whatever its step."""
-    from _pydevd_bundle.pydevd_constants import STATE_SUSPEND
-
-    monitor = sys.monitoring
-    tool, lines = monitor.DEBUGGER_ID, monitor.events.LINE | monitor.events.JUMP
-    enable = wrapper.enable_code_tracing
-
-    def enable_code_tracing(thread_ident, code, frame) -> bool:  # noqa: ANN001 - pydevd's signature
-        added = enable(thread_ident, code, frame)
-        info = getattr(threading._active.get(thread_ident), "additional_info", None)
-        if info is None or info.pydev_state != STATE_SUSPEND:
-            return added
-        monitor.set_local_events(tool, code, monitor.get_local_events(tool, code) | lines)  # pydevd's own
-        return True  # line callback suspends it, or disables the lines of code it always skips
-
-    wrapper.enable_code_tracing = enable_code_tracing
-
-
-def add_to_tracer(wrapper) -> None:  # noqa: ANN001 - pydevd's pydevd_sys_monitoring
-    """Everything this file adds to pydevd's ``sys.monitoring`` tracer."""
-    call_back_only_on_breakpoint_lines(wrapper)
-    pause_reaches_running_code(wrapper)
-
-
-AFTER_IMPORT = {"_pydevd_sys_monitoring.pydevd_sys_monitoring": add_to_tracer}
+            change.replace(implementation, "_getframe", program_frame)
