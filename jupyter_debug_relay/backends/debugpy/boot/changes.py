@@ -31,11 +31,21 @@ def _parameters(function):  # noqa: ANN001, ANN202
     return None if code is None else code.co_varnames[:code.co_argcount]
 
 
+def parse(name):  # noqa: ANN001, ANN201 - a declared name -> (owner path, attribute, instance?, parameters or None)
+    """A declared name's parts: ``PyDB().writer`` -> ("PyDB", "writer", True, None); ``PyDB.set_suspend(self,
+    thread)`` -> ("PyDB", "set_suspend", False, ("self", "thread"))."""
+    instance = "()." in name
+    path, wanted = name, None
+    if not instance and name.endswith(")"):
+        path, _, listed = name[:-1].partition("(")
+        wanted = tuple(p.strip() for p in listed.split(",") if p.strip())
+    owner_path, _, attribute = path.replace("()", "").rpartition(".")
+    return owner_path, attribute, instance, wanted
+
+
 def check_name(module, name):  # noqa: ANN001, ANN201 - a module and a declared name -> None or why not
     """Why the declared ``name`` does not hold in ``module``, or None."""
-    path, _, wanted = name.partition("(")
-    instance = "()." in path
-    owner_path, _, attribute = path.replace("()", "").rpartition(".")
+    owner_path, attribute, instance, wanted = parse(name)
     owner = module
     for part in filter(None, owner_path.split(".")):
         owner = getattr(owner, part, None)
@@ -46,13 +56,13 @@ def check_name(module, name):  # noqa: ANN001, ANN201 - a module and a declared 
         if not hasattr(owner, attribute) and attribute not in getattr(init_names, "co_names", ()):
             return f"{module.__name__}.{owner_path} instances have no {attribute}"
         return None
+    shown = f"{owner_path}.{attribute}" if owner_path else attribute
     if not hasattr(owner, attribute):
-        return f"{module.__name__} has no {path}"
-    if wanted:
-        expected = tuple(p.strip() for p in wanted.rstrip(")").split(",") if p.strip())
+        return f"{module.__name__} has no {shown}"
+    if wanted is not None:
         found = _parameters(getattr(owner, attribute))
-        if found is not None and found[:len(expected)] != expected:
-            return f"{module.__name__}.{path} takes ({', '.join(found)}), not ({', '.join(expected)})"
+        if found is not None and found[:len(wanted)] != wanted:
+            return f"{module.__name__}.{shown} takes ({', '.join(found)}), not ({', '.join(wanted)})"
     return None
 
 
@@ -85,7 +95,7 @@ class Changes:
     def __init__(self, feature) -> None:  # noqa: ANN001 - a table.Feature
         self.feature = feature
         self.made = []  # (owner, attribute, the value it had in the owner's own namespace, or _ABSENT)
-        self.declared = {(m.lstrip("?"), n.partition("(")[0].replace("()", "")) for m, names in feature.names.items()
+        self.declared = {(m.lstrip("?"), ".".join(filter(None, parse(n)[:2]))) for m, names in feature.names.items()
                          for n in names}
 
     def module(self, name):  # noqa: ANN001, ANN201 - a module

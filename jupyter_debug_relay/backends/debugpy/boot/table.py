@@ -50,10 +50,20 @@ MESSAGES = {  # what every message of the boot to the relay goes through
     "_pydevd_bundle.pydevd_net_command": ("NetCommand",),
 }
 
+
+
+def joined(*parts):  # noqa: ANN002, ANN201 - dicts of module -> names, merged (a module's names from every part)
+    names = {}
+    for part in parts:
+        for module, found in part.items():
+            names[module] = names.get(module, ()) + tuple(found)
+    return names
+
+
 FEATURES = (
     Feature(
         "relay_messages", "relay_messages", "pydevd",
-        {**MESSAGES, "pydevd": MESSAGES["pydevd"] + ("PyDB.on_configuration_done(self)",)},
+        joined(MESSAGES, {"pydevd": ("PyDB.on_configuration_done(self)",)}),
         "The boot tells the relay what it switched on and when the target's start phases ended "
         "(relayFeatures, relayStartup), before the launch answers.",
         "nothing else is switched on: the target runs stock debugpy, and the relay says it got no report"),
@@ -69,7 +79,7 @@ FEATURES = (
                     "CheckAliveThread()._wait_event"),
          "threading": ("_register_atexit",)},
         "pydevd's 0.1 s pause at the start and its 0.7 s of waits at the end are left out.",
-        "each launch takes 0.1 s more to start and 0.7 s more to end"),
+        "each launch takes 0.1 s more to start and 0.7 s more to end", pythons=((3, 9), None)),  # _register_atexit
     Feature(
         "wake_every_command", "wake_every_command", "pydevd",
         {"pydevd": ("PyDB.get_internal_queue_and_event(self, thread_id)",)},
@@ -77,11 +87,12 @@ FEATURES = (
         "requests sent together to a stopped thread (an evaluate and a stack) wait 0.2 s each"),
     Feature(
         "slow_values", "slow_values", "pydevd",
-        {"_pydevd_bundle.pydevd_suspended_frames": ("_AbstractVariable.get_var_data(self)",),
-         "_pydev_bundle._pydev_saved_modules": ("ThreadingEvent",),
-         "_pydevd_bundle.pydevd_daemon_thread": ("PyDBDaemonThread.__init__(self, py_db)", "PyDBDaemonThread._on_run",
-                                                 "PyDBDaemonThread()._kill_received"),
-         **MESSAGES},
+        joined({"_pydevd_bundle.pydevd_suspended_frames": ("_AbstractVariable.get_var_data(self)",),
+                "_pydev_bundle._pydev_saved_modules": ("ThreadingEvent",),
+                "_pydevd_bundle.pydevd_daemon_thread": (
+                    "PyDBDaemonThread.__init__(self, py_db)", "PyDBDaemonThread._on_run",
+                    "PyDBDaemonThread()._kill_received")},
+               MESSAGES),
         "A value whose text takes over a second to make (a slow __repr__) is named to the relay.",
         "a variables or evaluate request that runs out of time cannot say which value held it"),
     Feature(
@@ -107,9 +118,9 @@ FEATURES = (
         "sys.exit(N) with N other than 0 stops as an uncaught exception before the program ends"),
     Feature(
         "pending_breakpoints", "pending_breakpoints", "pydevd",
-        {"pydevd": ("PyDB().api_received_breakpoints",) + PYDB_FLAGS[:1],
-         "_pydevd_bundle.pydevd_api": ("PyDevdAPI.add_breakpoint(self, py_db)",),
-         "pydevd_file_utils": ("canonical_normalized_path(filename)",), **MESSAGES},
+        joined({"pydevd": ("PyDB().api_received_breakpoints",) + PYDB_FLAGS[:1],
+                "_pydevd_bundle.pydevd_api": ("PyDevdAPI.add_breakpoint(self, py_db)",),
+                "pydevd_file_utils": ("canonical_normalized_path(filename)",)}, MESSAGES),
         "A breakpoint in a file that did not exist at launch binds as its module is first read.",
         "such a breakpoint stays unverified, and never stops"),
     Feature(
@@ -120,7 +131,7 @@ FEATURES = (
         "a program ended by an uncaught RecursionError exits without a stop", pythons=((3, 8), (3, 12))),
     Feature(
         "free_children", "free_children", "pydevd",
-        {"pydevd_tracing": ("restore_sys_set_trace_func()",), "os": ("fork", "register_at_fork"), **MESSAGES},
+        joined({"pydevd_tracing": ("restore_sys_set_trace_func()",), "os": ("fork", "register_at_fork")}, MESSAGES),
         "A child the program forks runs free of the debugger, and the relay is told its pid.",
         "a forked child keeps the debugger's tracing, and a breakpoint it reaches can hang it",
         setting="free_children"),
@@ -138,7 +149,7 @@ FEATURES = (
         setting="stack_with_stops"),
     Feature(
         "monitoring_filter", "monitoring_filter", "pydevd",
-        {"_pydevd_sys_monitoring.pydevd_sys_monitoring": ("update_monitor_events", "enable_code_tracing"),
+        {"_pydevd_sys_monitoring.pydevd_sys_monitoring": ("update_monitor_events",),
          "?_pydevd_sys_monitoring._pydevd_sys_monitoring_cython": ("update_monitor_events", "sys"),
          "?_pydevd_sys_monitoring._pydevd_sys_monitoring": ("update_monitor_events", "_getframe"),
          "_pydevd_bundle.pydevd_additional_thread_info": ("any_thread_stepping()",),
