@@ -220,8 +220,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             found = await interpreter.probe(self.python)
             self.launch_env.update(found.activation(self.options["env"]))
             self.lend(lending.choose(found))
-        elif self.request_kind == "launch" and lending.VERSION != lending.KERNEL_VERSION:
-            self.lend(lending.choose(await interpreter.probe(sys.executable)))  # the kernel's is not a proven one
+        elif self.request_kind == "launch" and lending.lends_to_the_kernels_python():
+            self.lend(lending.choose(await interpreter.probe(sys.executable)))
         if self.attach_pid is not None:
             check_pid(self.attach_pid)
             self.lend(await lending.for_process(self.attach_pid))

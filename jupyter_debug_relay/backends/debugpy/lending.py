@@ -15,6 +15,9 @@ version, it runs its pure-Python parts, several times slower between stops. So a
   it: offline), the target runs the kernel's, and the session says so once on its console and in its
   warnings (the boot then switches on only the features whose names that debugpy has).
 
+``$JUPYTER_DEBUG_RELAY_DEBUGPY``, when set, names the debugpy package every target runs instead (a build of one's
+own); the boot checks its features as any other's.
+
 A process attached by pid is given the debugpy of the folder chosen likewise for the Python it runs: the
 path it was started by when that leads to its executable (a virtualenv's ``bin/python``), else its
 executable (the kernel's when that is no Python the probe can run).
@@ -46,6 +49,7 @@ KERNEL_VERSION = debugpy.__version__
 VERSION = KERNEL_VERSION if table.in_range(KERNEL_VERSION) else table.NEWEST  # the debugpy targets run
 KERNEL_DEBUGPY = os.path.dirname(os.path.abspath(debugpy.__file__))
 CACHE_ENV = "JUPYTER_DEBUG_RELAY_CACHE"
+CHOSEN_ENV = "JUPYTER_DEBUG_RELAY_DEBUGPY"  # a debugpy package folder every target runs, whatever its Python
 OLDEST_WHEELS = (3, 10)  # the oldest Python the relay's debugpy version has wheels for
 INSTALL_TIMEOUT = 300.0
 log = logging.getLogger(__name__)
@@ -82,8 +86,33 @@ def debugpy_in(folder: str) -> str | None:
     return package if os.path.isfile(os.path.join(package, "__main__.py")) else None
 
 
+def chosen_by_the_user() -> str | None:
+    """The debugpy package folder ``$JUPYTER_DEBUG_RELAY_DEBUGPY`` names for every target (a build of one's own), or
+    None; a folder that holds no debugpy is an error that says so."""
+    folder = os.environ.get(CHOSEN_ENV)
+    if not folder:
+        return None
+    folder = os.path.abspath(os.path.expanduser(folder))
+    if not os.path.isfile(os.path.join(folder, "__main__.py")):
+        nested = debugpy_in(folder)
+        if nested is None:
+            raise RelayError("file_not_found", f"${CHOSEN_ENV} names {folder}, which holds no debugpy package.",
+                             f"Name the folder of a debugpy package (its __main__.py inside), or unset {CHOSEN_ENV}.",
+                             {"path": folder})
+        folder = nested
+    return folder
+
+
+def lends_to_the_kernels_python() -> bool:
+    """Whether a target of the kernel's own Python runs another debugpy than the kernel's."""
+    return VERSION != KERNEL_VERSION or bool(os.environ.get(CHOSEN_ENV))
+
+
 def choose(interpreter: Interpreter) -> Loan:
     """The debugpy the target of ``interpreter`` runs (starting the install of a copy when there is none yet)."""
+    chosen = chosen_by_the_user()
+    if chosen is not None:
+        return Loan(chosen)
     if interpreter.same_version and VERSION == KERNEL_VERSION:
         return Loan(KERNEL_DEBUGPY)
     if interpreter.debugpy is not None and interpreter.debugpy[1] == VERSION:
