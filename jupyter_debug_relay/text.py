@@ -6,6 +6,7 @@ import json
 import os
 import signal
 from collections.abc import Callable
+from typing import Any
 
 from .model import Breakpoint, Frame, SessionInfo, StopInfo, Watch
 
@@ -142,3 +143,53 @@ def warnings_line(warnings: list[str]) -> str:
     if not warnings:
         return ""
     return "warning: " + " | ".join(warnings) + " (`jupyter-debug-relay doctor` says what to do)"
+
+
+DOCTOR_SOURCES = {  # where the debugpy a Python runs comes from
+    "kernel": "the kernel's", "own": "the Python's own", "cache": "the relay's copy for this Python",
+    "given": "the one given to check", "other": "the one the relay was told to lend"}
+
+
+def doctor_lines(report: dict[str, Any]) -> list[str]:
+    """The doctor's report as text: a line per fact, a line per feature."""
+    kernel = report["kernel_debugpy"]
+    proven = " to ".join(report["kernel_debugpy"]["proven"])
+    width = max((len(f["name"]) for one in report["pythons"] for f in one["features"]), default=0)
+    said = [f"jupyter-debug-relay {report['relay']}",
+            f"kernel's debugpy: {kernel['version']} in {kernel['folder']}, "
+            + (f"in the proven range ({proven})" if kernel["in_range"] else f"OUTSIDE the proven range ({proven})")]
+    if kernel["what_to_do"]:
+        said.append(f"  what to do: {kernel['what_to_do']}")
+    said.append(f"targets run debugpy {report['targets_run']}")
+    for one in report["pythons"]:
+        said += ["", f"Python {one['version']}: {one['python']}"]
+        debugpy = one["debugpy"]
+        if one["error"]:
+            said += [f"  error: {one['error']['code']}: {one['error']['message']}", f"  hint: {one['error']['hint']}"]
+            continue
+        where = DOCTOR_SOURCES[debugpy["source"]] + (", installed just now" if debugpy["installed_now"] else "")
+        range_note = "" if debugpy["in_range"] else f", outside the proven range ({proven})"
+        said.append(f"  debugpy {debugpy['version']} in {debugpy['folder']} ({where}){range_note}")
+        if debugpy["note"]:
+            said.append(f"  note: {debugpy['note']}")
+        for feature in one["features"]:
+            if feature["state"] == "on":
+                said.append(f"  on   {feature['name']}")
+            elif feature["state"] == "off":
+                said.append(f"  OFF  {feature['name']:<{width}}  {feature['why']}; so {feature['loses']}")
+            else:
+                said.append(f"  --   {feature['name']:<{width}}  not checked: {feature['why']}")
+        said += [f"  what to do: {text}" for text in one["what_to_do"]]
+    off = [f"{f['name']} (Python {s['version']})" for s in report["pythons"] for f in s["features"]
+           if f["state"] == "off"]
+    said.append("")
+    if report["errors"]:
+        said.append(f"result: {plural(report['errors'], 'Python')} could not be checked")
+    said.append(f"result: {plural(len(off), 'feature')} off: {', '.join(off)}" if off else
+                "result: every feature checked is on")
+    return said
+
+
+def plural(count: int, word: str) -> str:
+    """``3 features``, ``1 feature``, ``2 Python``."""
+    return f"{count} {word}" + ("" if count == 1 or word == "Python" else "s")

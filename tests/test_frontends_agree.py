@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from typing import Any
 
 import pytest
@@ -265,6 +266,12 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     mine = same([{"ok": [p["command"] for p in r["ok"] if p["pid"] == os.getpid()]} for r in listed], "processes")
     assert len(mine) == 1, listed  # this test's own process, a Python process of the same user
     REACHED.add("processes")
+    python = sys.executable
+    doctors = [t.py(f"relay.doctor([{python!r}])"), t.magic(f"%dbg doctor --pythons {python}", "report"),
+               t.comm("doctor", "doctor", None, pythons=[python])]
+    report = same(doctors, "doctor")
+    assert [s["python"] for s in report["pythons"]] == [python] and report["exit_code"] == 0, report
+    REACHED.add("doctor")  # the CLI's and what it says of a debugpy lacking names: tests/test_cli_doctor.py
     exposed = [t.py("relay.operations.call('expose', {'session': 'py', 'read_only': True})['url']"),
                t.magic("%dbg expose mg --read-only", "url"), t.comm("expose", "url", readOnly=True)]
     assert all(re.fullmatch(r"dap://127\.0\.0\.1:\d+", e["ok"]) for e in exposed), exposed

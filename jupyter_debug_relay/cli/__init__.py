@@ -1,5 +1,5 @@
-"""The ``jupyter-debug-relay`` command (also ``jupyter debug-relay``): demo, install-kernel, version, serve, mcp,
-and over the session store: sessions, watch, replay, attach and the operations (pause, next, eval, bp, ...)."""
+"""The ``jupyter-debug-relay`` command (also ``jupyter debug-relay``): demo, install-kernel, version, doctor, serve,
+mcp, and over the session store: sessions, watch, replay, attach and the operations (pause, next, eval, bp, ...)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,14 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--sys-prefix", action="store_true", help="in this environment (the default)")
     where.add_argument("--prefix", help="under this prefix, e.g. /usr/local")
     verbs.add_parser("version", help="print the version")
+    said = "the debugpy each target Python runs and which of the relay's speed-ups are on there, with what to do " \
+        "(exit status 1: one is off; 2: an error)"
+    doctor = verbs.add_parser("doctor", help=said, description=said)
+    doctor.add_argument("--python", action="append", default=[], metavar="PATH",
+                        help="a target interpreter to check (repeatable; default: this one and every Python 3.8+ "
+                        "found as python3.X on PATH or in pyenv)")
+    doctor.add_argument("--debugpy", metavar="FOLDER", help="check this debugpy package instead of the one lent")
+    doctor.add_argument("--json", action="store_true", help="print one JSON object")
     serve = verbs.add_parser("serve", help="serve a relay over HTTP for agents (OpenAPI at /openapi.json, MCP at /mcp)")
     _server_options(serve)
     mcp = verbs.add_parser("mcp", help="serve a relay as MCP tools on stdio (or --http: streamable HTTP at /mcp)")
@@ -57,6 +65,14 @@ def _main(argv: list[str] | None) -> int:
     if options.verb == "version":
         print(__version__)
         return 0
+    if options.verb == "doctor":
+        from . import doctor
+
+        try:
+            return doctor.run(options.python, options.debugpy, options.json)
+        except RelayError as exc:
+            print(f"error: {exc.code}: {exc.message}\nhint: {exc.hint}", file=sys.stderr)
+            return 2
     if options.verb == "install-kernel":
         from ..kernel import kernelspec
 

@@ -94,8 +94,14 @@ def _run_in(folder: str, say: Callable[[str], None]) -> int:
                 raise RelayError("demo_failed", f"The demo stopped at In [{number}]: {failed}",
                                  "The cells above show where the debugging went wrong.")
         say("Fix: totals[name] = totals.get(name, 0) + amount")
-        return int(execute(client, "_jdr = get_ipython().run_line_magic('debug_session', 'status');"
-                                   " print(_jdr.info.exit_code)").strip().splitlines()[-1])
+        status = execute(client, "_jdr = get_ipython().run_line_magic('debug_session', 'status').info;"
+                                 " print(_jdr.state, _jdr.exit_code)").strip().splitlines()[-1]
+        state, _, code = status.partition(" ")
+        if state != "terminated" or not code.lstrip("-").isdigit():
+            raise RelayError("demo_failed", f"The example did not end after the last continue (it is {status}).",
+                             "The cells above show where it stopped; `jupyter-debug-relay doctor` checks the "
+                             "debugpy it runs.")
+        return int(code)
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=False)

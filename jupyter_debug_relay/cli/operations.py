@@ -19,7 +19,7 @@ from ..kernel.grammar import field_arg
 from ..operations import OPERATIONS, parse, snapshot
 from ..operations.spelling import flag
 from ..store.recording import COMMANDS, EVENTS, Home
-from ..text import short_path
+from ..text import short_path, warnings_line
 from .render import Printer
 
 REQUEST_TIMEOUT = 30.0  # the owning relay's default request timeout: what an answer may take beyond a wait
@@ -247,4 +247,7 @@ def show(printer: Printer, operation: str, result: Any) -> None:
             "no breakpoints")
     else:
         printer.data(result)
+    warned = warnings_line((result.get("session") or {}).get("warnings") or []) if operation == "status" else ""
+    if warned and not printer.as_json:
+        printer.text(warned)
 

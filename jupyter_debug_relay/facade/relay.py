@@ -233,6 +233,11 @@ class Relay:
         """The local Python processes to attach to (pid, command line, the port debugpy listens on)."""
         return self.operations.call("processes")["processes"]
 
+    def doctor(self, pythons: list[str] | None = None, debugpy: str | None = None) -> dict[str, Any]:
+        """The debugpy each target Python runs and which of the relay's speed-ups are on there, each off one with why
+        and what to do (``pythons``: interpreters to check; default: this one and every Python 3.8+ found)."""
+        return self.operations.call("doctor", {"pythons": pythons or [], "debugpy": debugpy})["doctor"]
+
     def ray_tasks(self, address: str = "auto", join: bool = False) -> list[dict[str, Any]]:
         """The paused tasks and actor methods of a Ray cluster (``auto``: this process's, or the local one); ``join``
         also attaches to every worker of a job started with ``ray_runtime_env()``, so breakpoints stop its tasks."""

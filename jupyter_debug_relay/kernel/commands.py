@@ -29,6 +29,7 @@ from .remotes import RemoteWords
 from .replaying import ReplayResult
 from .results import (
     BreakpointsResult,
+    DoctorResult,
     ErrorResult,
     OutputResult,
     ProcessesResult,
@@ -138,6 +139,9 @@ class SessionWords(Words):
 
     def do_list(self, command: Command) -> SessionsResult:
         return SessionsResult(self.context.run(command)["sessions"], self.context.current)
+
+    def do_doctor(self, command: Command) -> DoctorResult:
+        return DoctorResult(self.context.run(command)["doctor"])
 
     def do_use(self, command: Command) -> Result:
         name = command.extras.get("name")

@@ -126,6 +126,7 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
           hidden=("version", "start", "breakpoints", "exceptions"),
           extras=(Extra("file", metavar="FILE", positional=True, help="An export's JSON file."),)),
     Magic("list", "Sessions", "sessions"),
+    Magic("doctor", "Sessions", "doctor", addresses_session=False),
     Magic("use", "Sessions", summary="Make a session the current one.", positional=("name",),
           extras=(Extra("name", metavar="NAME", positional=True),)),
     Magic("status", "Sessions", "status"),

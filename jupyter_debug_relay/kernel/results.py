@@ -13,6 +13,7 @@ from ..model import Breakpoint, Frame, OutputPage, ProcessInfo, SessionInfo, Sto
 from ..source.lines import line_of
 from ..text import (
     breakpoint_text,
+    doctor_lines,
     exit_text,
     finished_text,
     line_text,
@@ -306,6 +307,14 @@ class OutputResult(Result):
             text = "\n".join(text.splitlines()[-tail:]) if tail > 0 else ""
         note = f"[{page.dropped:,} bytes of earlier output dropped]\n" if page.dropped else ""
         super().__init__((note + text).rstrip("\n"))
+
+
+class DoctorResult(Result):
+    """The doctor's report: the debugpy each target Python runs, each speed-up on or off there and why."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        self.report = report
+        super().__init__("\n".join(doctor_lines(report)))
 
 
 class ProcessesResult(Result):

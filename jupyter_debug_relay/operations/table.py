@@ -29,7 +29,7 @@ from ..model import (
     VariablePage,
     Watch,
 )
-from . import created, editors, keeping, mycel, ray, remote, snapshot, tools, watching
+from . import created, doctor, editors, keeping, mycel, ray, remote, snapshot, tools, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, start_answer, waits
 from .spelling import misplaced
@@ -461,6 +461,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
 
 OPERATIONS.update({op.name: op for op in created.operations(OPERATIONS)})
 OPERATIONS.update({op.name: op for op in tools.OPERATIONS})
+OPERATIONS.update({op.name: op for op in doctor.OPERATIONS})
 OPERATIONS.update({op.name: op for op in watching.OPERATIONS})
 OPERATIONS.update({op.name: op for op in snapshot.OPERATIONS})
 OPERATIONS.update({op.name: op for op in editors.OPERATIONS})
@@ -479,6 +480,7 @@ RESULT_TYPES: dict[str, Any] = {
     "export": keeping.SessionExport, "deleted": bool, "unverified": list[Breakpoint], "warnings": list[str],
 }
 RESULT_TYPES.update(tools.RESULT_TYPES)
+RESULT_TYPES.update(doctor.RESULT_TYPES)
 RESULT_TYPES.update(snapshot.RESULT_TYPES)
 RESULT_TYPES.update(editors.RESULT_TYPES)
 

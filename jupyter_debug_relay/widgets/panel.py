@@ -16,6 +16,7 @@ from ..facade.events import Event
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
 from ..model import Breakpoint, Frame, Thread
+from ..text import warnings_line
 from .breakpoints import BreakpointList
 from .evaluate import EvaluateBox
 from .flows import FlowsView
@@ -205,7 +206,7 @@ class DebuggerPanel(widgets.VBox):
     def _refresh_stop(self) -> None:
         session = self._session
         if session is None:
-            self.status.text = "no session — launch one, e.g. relay.launch('app.py')"
+            self.status.text, self.status.warning = "no session — launch one, e.g. relay.launch('app.py')", ""
             self.toolbar.state = ""
             return
         info = session.info()
@@ -221,6 +222,7 @@ class DebuggerPanel(widgets.VBox):
         else:
             self._thread_id = info.stop.thread_id
             self._show_thread(info.stop.thread_id, session.threads())
+        self.status.warning = warnings_line(info.warnings)
         self.status.text = status_sentence(info)  # last: what it says is on screen by then
 
     def _show_thread(self, thread_id: int, threads: list[Thread] | None = None) -> None:

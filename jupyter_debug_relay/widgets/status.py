@@ -1,4 +1,4 @@
-"""The status line: where the session is, plus the last error or note."""
+"""The status line: where the session is, the warning of how its target runs, plus the last error or note."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ class StatusLine(widgets.HTML):
     """``report (debugpy) · paused at app.py:12 in compute() — breakpoint``; errors and notes below it."""
 
     text = Unicode("no session")
+    warning = Unicode("")  # the session's start warnings, in one line (a speed-up off in its target, and why)
     error = Unicode("")
     note = Unicode("")
 
@@ -29,9 +30,11 @@ class StatusLine(widgets.HTML):
         self.error = ""
         self.note = note
 
-    @observe("text", "error", "note")
+    @observe("text", "warning", "error", "note")
     def _render(self, change: object = None) -> None:
         parts = [f'<div class="jdr-status-text" style="font-weight:600">{esc(self.text)}</div>']
+        if self.warning:
+            parts.append(f'<div class="jdr-status-warning" style="color:#8a5300">{esc(self.warning)}</div>')
         if self.error:
             parts.append(f'<div class="jdr-status-error" style="color:#b00020">{esc(self.error)}</div>')
         if self.note:
