@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
+from .. import generated
 from ..operations import OPERATIONS, Operation
 from ..operations.params import ExceptionsParams
 from .comm import COMMANDS
@@ -122,30 +122,13 @@ BLOCKS = {"requests": requests_table, "request-schema": lambda: _json_block(requ
 
 def render(text: str) -> str:
     """``text`` with every generated block rewritten from the models; a missing marker is an error."""
-    for name, build in BLOCKS.items():
-        pattern = re.compile(rf"(<!-- generated: {name} [^\n]*-->\n)(?:.*?\n)?(<!-- end: {name} -->)", re.S)
-        if not pattern.search(text):
-            raise ValueError(f"docs/comm-protocol.md has no generated block {name!r}")
-        text = pattern.sub(lambda m, build=build: m.group(1) + build() + "\n" + m.group(2), text)
-    return text
+    return generated.render(text, BLOCKS)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the generated blocks of the page (default docs/comm-protocol.md); ``--check`` only compares."""
-    args = sys.argv[1:] if argv is None else argv
-    check = "--check" in args
-    paths = [a for a in args if a != "--check"]
-    path = Path(paths[0]) if paths else DOC
-    old = path.read_text()
-    new = render(old)
-    if check:
-        if new != old:
-            print(f"{path} is out of date: run python -m jupyter_debug_relay.kernel.comm_schema", file=sys.stderr)
-            return 1
-        return 0
-    if new != old:
-        path.write_text(new)
-    return 0
+    return generated.main(sys.argv[1:] if argv is None else argv, DOC, BLOCKS,
+                          "python -m jupyter_debug_relay.kernel.comm_schema")
 
 
 if __name__ == "__main__":

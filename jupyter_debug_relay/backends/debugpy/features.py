@@ -3,12 +3,12 @@ checks a doctor runs on a debugpy folder and a Python without starting a program
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from typing import Any
 
 from ...errors import RelayError
+from . import interpreter
 from .boot import table
 
 CHECK = os.path.join(os.path.dirname(__file__), "boot", "check.py")  # run by a target's Python: its features' checks
@@ -34,15 +34,7 @@ def warnings_of(report: dict[str, Any]) -> list[str]:
 async def check_folder(python: str, debugpy_folder: str) -> dict[str, Any]:
     """Run the features' checks of ``debugpy_folder`` (a ``debugpy`` package) on ``python``, nothing started:
     ``{"debugpy": version, "python": version, "features": {name: None or why it is off}}``."""
-    proc = await asyncio.create_subprocess_exec(
-        python, "-X", "frozen_modules=off", CHECK, debugpy_folder, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, start_new_session=True)
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), 60)
-    except asyncio.TimeoutError:
-        proc.kill()
-        await proc.wait()
-        raise RelayError("timeout", f"{python} did not check debugpy's features within 60 s.") from None
+    _, out, err = await interpreter.run_python(python, ["-X", "frozen_modules=off", CHECK, debugpy_folder], 60)
     try:
         return json.loads(out.decode().strip().splitlines()[-1])
     except (ValueError, IndexError):

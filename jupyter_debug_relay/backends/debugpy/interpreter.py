@@ -80,11 +80,12 @@ async def probe(python: str) -> Interpreter:
     return interpreter
 
 
-async def _run_probe(python: str) -> Interpreter:
+async def run_python(python: str, args: list[str], timeout: float) -> tuple[int | None, bytes, bytes]:
+    """Run ``python ARGS`` in a session of its own: its exit code, stdout and stderr; a clear error when it cannot be
+    run or does not end within ``timeout`` s (then it is killed)."""
     try:
         proc = await asyncio.create_subprocess_exec(
-            python, "-c", PROBE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
+            python, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
         )
     except OSError as exc:
         raise RelayError(
@@ -92,21 +93,26 @@ async def _run_probe(python: str) -> Interpreter:
             "Give the full path of a Python interpreter.", {"path": python},
         ) from None
     try:
-        out, err = await asyncio.wait_for(proc.communicate(), 30)
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
     except asyncio.TimeoutError:
         proc.kill()
         await proc.wait()
-        raise RelayError("timeout", f"The interpreter {python!r} did not answer within 30 s.") from None
+        raise RelayError("timeout", f"The interpreter {python!r} did not answer within {timeout:g} s.") from None
+    return proc.returncode, out, err
+
+
+async def _run_probe(python: str) -> Interpreter:
+    returncode, out, err = await run_python(python, ["-c", PROBE], 30)
     details = {"path": python, "stderr": err.decode(errors="replace")[-500:]}
     try:
-        found = json.loads(out.decode().strip().splitlines()[-1]) if proc.returncode == 0 else None
+        found = json.loads(out.decode().strip().splitlines()[-1]) if returncode == 0 else None
         interpreter = Interpreter(python, tuple(found["version"]), found["prefix"], bool(found["venv"]))
         own = found.get("debugpy")
         if isinstance(own, list) and len(own) == 2:
             interpreter.debugpy = (str(own[0]), str(own[1]))
     except (ValueError, IndexError, KeyError, TypeError):
         raise RelayError("adapter_failed", f"{python!r} did not run as a Python interpreter (exit code "
-                         f"{proc.returncode}).", "Give the path of a Python interpreter, e.g. .venv/bin/python.",
+                         f"{returncode}).", "Give the path of a Python interpreter, e.g. .venv/bin/python.",
                          details) from None
     if interpreter.version < OLDEST:
         version = ".".join(map(str, interpreter.version))

@@ -28,6 +28,8 @@ kernel's debugpy in pure Python.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import logging
 import os
 import shutil
@@ -35,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 
 import debugpy
@@ -184,6 +187,16 @@ def wait_for_installs(timeout: float = INSTALL_TIMEOUT) -> None:
         thread.join(timeout)
 
 
+def clear_abandoned(folder: str) -> None:
+    """Remove the scratch folders of installs of ``folder`` that a process which ended mid-install left behind
+    (older than an install may take)."""
+    old = time.time() - INSTALL_TIMEOUT
+    for scratch in glob.glob(glob.escape(folder) + ".*"):
+        with contextlib.suppress(OSError):
+            if os.path.getmtime(scratch) < old:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+
 def install(interpreter: Interpreter) -> str | None:
     """Install the relay's debugpy version for ``interpreter``'s Python into the cache, compiled by it; its package,
     or None."""
@@ -192,6 +205,7 @@ def install(interpreter: Interpreter) -> str | None:
     if debugpy_in(folder):
         return debugpy_in(folder)
     os.makedirs(os.path.dirname(folder), exist_ok=True)
+    clear_abandoned(folder)
     scratch = tempfile.mkdtemp(prefix=os.path.basename(folder) + ".", dir=os.path.dirname(folder))
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
                "--no-compile", "--only-binary=:all:", "--python-version", f"{version[0]}.{version[1]}",
