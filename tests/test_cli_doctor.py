@@ -16,7 +16,7 @@ from jupyter_debug_relay.backends.debugpy.boot import table
 
 pytestmark = pytest.mark.timeout(120)
 HERE = tuple(sys.version_info[:2])
-FOR_HERE = [feature for feature in table.FEATURES if feature.for_python(HERE)]
+FOR_HERE = [feature for feature in table.FEATURES if feature.process == "target" and feature.for_python(HERE)]
 
 
 def doctor(*args: str) -> subprocess.CompletedProcess[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import debugpy
 import pytest
 
-from jupyter_debug_relay.backends.debugpy import features, lending
+from jupyter_debug_relay.backends.debugpy import backend, features, lending
 from jupyter_debug_relay.backends.debugpy.boot import changes, table
 from tests import targets
 
@@ -47,7 +48,7 @@ sys.exit(3)
 
 
 def test_every_feature_of_the_table_has_a_broken_name_test() -> None:
-    assert set(BROKEN) | {"lazy_tracing_pytest"} == set(table.BY_NAME)
+    assert set(BROKEN) | {"lazy_tracing_pytest", "launcher_token"} == set(table.BY_NAME)
 
 
 def renamed_copy(folder: Path, name: str) -> Path:
@@ -125,6 +126,16 @@ def test_pytests_own_reading_of_test_files_is_checked_as_it_loads(relay, write) 
     assert "switch on lazy_tracing_pytest" in session.output().text
     assert "_pytest.assertion.rewrite has no _read_pyc" in session.output().text
     session.continue_(timeout=30)
+
+
+def test_a_launcher_whose_spawn_moved_is_not_run_rather_than_put_the_secret_on_a_command_line(tmp_path) -> None:
+    """``launcher_token`` is made in debugpy's launcher (a launch with subprocess=True): without it, no launch."""
+    copy = renamed_copy(tmp_path, "spawn")
+    done = subprocess.run([sys.executable, backend.LAUNCHER_BOOT, str(copy / "launcher"), "--", "app.py"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "launcher_token is off (debugpy.launcher.debuggee has no spawn)" in done.stderr
+    assert "such a launch is refused, rather than put the secret on the target's command line" in done.stderr
 
 
 # -- the checks themselves, without a target ------------------------------------------------------------------------

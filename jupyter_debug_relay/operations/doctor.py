@@ -155,7 +155,7 @@ async def section(found: Interpreter, loan: lending.Loan, given: str | None, ins
     out["debugpy"].update(version=version, in_range=table.in_range(version))
     reported = checked.get("features") or {}
     for feature in table.FEATURES:
-        if feature.for_python(found.version):
+        if feature.process == "target" and feature.for_python(found.version):
             out["features"].append(state_of(feature, reported.get(feature.name, "the check did not report it")))
     out["what_to_do"] = advice(out, found)
     return out

@@ -1,40 +1,39 @@
 """Runs debugpy's launcher so that the debuggee it starts carries no secret on its command line.
 
-debugpy's launcher starts the debuggee as ``PYTHON... DEBUGPY_DIR --connect HOST:PORT ...
---adapter-access-token TOKEN program``, and ``/proc/PID/cmdline`` is readable by every
-local user. Started as ``python _launcher_boot.py LAUNCHER_DIR ARGS...`` (the relay
-rewrites debugpy's ``runInTerminal`` so), this file moves that token into the
-debuggee's ``JUPYTER_DEBUG_RELAY_BOOT`` variable, where ``_nodelay_boot.py`` (the
-debuggee's ``python``) takes it back and removes it, then runs the launcher as
-``python LAUNCHER_DIR ARGS...`` would.
+Started as ``python _launcher_boot.py LAUNCHER_DIR ARGS...`` (the relay rewrites debugpy's ``runInTerminal`` so),
+this file switches on the feature ``launcher_token`` of ``boot/table.py`` (``boot/launcher_token.py``: the token
+moves from the debuggee's command line into its ``JUPYTER_DEBUG_RELAY_BOOT`` variable), then runs the launcher as
+``python LAUNCHER_DIR ARGS...`` would. A launcher whose names the feature does not find is not run: the launch fails
+saying why, rather than put the secret on a command line every local user can read.
 """
 
-import json
 import os
 import runpy
 import sys
+from importlib.util import module_from_spec, spec_from_file_location
 
-BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # read by _nodelay_boot.py
-TOKEN_SWITCH = "--adapter-access-token"
+FEATURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot")
+
+
+def beside(name: str):  # noqa: ANN201 - a module
+    """The module ``boot/name.py``."""
+    spec = spec_from_file_location(f"_jupyter_debug_relay_launcher_{name}", os.path.join(FEATURES, f"{name}.py"))
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main() -> None:
     launcher_dir = sys.argv[1]
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(launcher_dir)))  # the folder holding debugpy/
-    from debugpy.launcher import debuggee
-
-    spawn = debuggee.spawn
-
-    def spawn_without_token(process_name: str, cmdline: list, env: dict, redirect_output: bool) -> None:
-        if TOKEN_SWITCH in cmdline and BOOT_VARIABLE in env:  # the debuggee runs _nodelay_boot.py
-            at = cmdline.index(TOKEN_SWITCH)
-            settings = json.loads(env[BOOT_VARIABLE])
-            settings["token"] = cmdline[at + 1]
-            env[BOOT_VARIABLE] = json.dumps(settings)
-            del cmdline[at : at + 2]
-        spawn(process_name, cmdline, env, redirect_output)
-
-    debuggee.spawn = spawn_without_token
+    table, changes = beside("table"), beside("changes")
+    feature = table.BY_NAME["launcher_token"]
+    why = changes.switch_on(feature, beside(feature.module).apply, None)
+    if why is not None:
+        print(f"jupyter_debug_relay: debugpy's launcher in {launcher_dir} is not started: {feature.name} is off "
+              f"({why}), so {feature.off}. Launch without subprocess=True, or use a debugpy of the range the relay "
+              f"is proven on ({table.OLDEST} to {table.NEWEST}).", file=sys.stderr, flush=True)
+        sys.exit(2)
     sys.argv[:] = sys.argv[1:]
     del sys.path[0]
     runpy.run_path(launcher_dir, run_name="__main__")

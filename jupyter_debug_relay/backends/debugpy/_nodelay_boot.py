@@ -160,7 +160,8 @@ def switch_on_after(module_name: str) -> None:
 def plan_features(settings: dict) -> None:
     """Which features of the table this target gets, each waiting for the module that switches it on."""
     for feature in table.FEATURES:
-        if not feature.for_python(sys.version_info) or (feature.setting and not settings.get(feature.setting)):
+        if (feature.process != "target" or not feature.for_python(sys.version_info)
+                or (feature.setting and not settings.get(feature.setting))):
             continue
         if feature.name.startswith("lazy_tracing") and os.environ.get(TRACE_ALL):
             continue  # the user asked for every call traced from the start

@@ -30,7 +30,7 @@ def main() -> None:
     importlib.import_module("pydevd")
     found = {}
     for feature in table.FEATURES:
-        if not feature.for_python(sys.version_info):
+        if feature.process != "target" or not feature.for_python(sys.version_info):
             continue
         if feature.after not in sys.modules:
             try:

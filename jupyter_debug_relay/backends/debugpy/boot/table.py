@@ -23,9 +23,10 @@ NEWEST = "1.8.22"  # the newest
 class Feature:
     """One change inside pydevd or debugpy: what it is for, what it needs, when it is made."""
 
-    __slots__ = ("name", "module", "after", "names", "what", "off", "pythons", "needs", "setting")
+    __slots__ = ("name", "module", "after", "names", "what", "off", "pythons", "needs", "setting", "process")
 
-    def __init__(self, name, module, after, names, what, off, pythons=((3, 8), None), needs=(), setting=None):
+    def __init__(self, name, module, after, names, what, off, pythons=((3, 8), None), needs=(), setting=None,
+                 process="target"):
         self.name = name  # stable: the relay's warnings, the doctor and the docs name it so
         self.module = module  # boot/<module>.py, whose apply(change, boot) makes the change
         self.after = after  # the module whose import switches it on
@@ -35,6 +36,7 @@ class Feature:
         self.pythons = pythons  # (oldest, first not) target Python versions it is for
         self.needs = needs  # features that must be on for it to be
         self.setting = setting  # the boot setting that asks for it (None: always)
+        self.process = process  # where it is made: "target" (the boot), or "launcher" (debugpy's, _launcher_boot.py)
 
     def for_python(self, version):  # noqa: ANN001, ANN201 - (major, minor) -> bool; this file runs on 3.8
         oldest, first_not = self.pythons
@@ -187,6 +189,13 @@ FEATURES = (
         "Test files that pytest rewrites get the breakpoint call as they load.",
         "a test file holding a breakpoint is traced whole from its first line", pythons=((3, 11), (3, 12)),
         needs=("lazy_tracing",)),
+    Feature(
+        "launcher_token", "launcher_token", "debugpy.launcher.debuggee",
+        {"debugpy.launcher.debuggee": ("spawn(process_name, cmdline, env, redirect_output)",)},
+        "debugpy's launcher (a launch with subprocess=True) hands the target its secret in the environment, never "
+        "on its command line, which every local user can read.",
+        "such a launch is refused, rather than put the secret on the target's command line",
+        process="launcher"),
 )
 BY_NAME = {feature.name: feature for feature in FEATURES}
 # Made before debugpy is imported, with nothing of it to check yet: the standard modules pydevd imports but a launch
