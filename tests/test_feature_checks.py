@@ -33,6 +33,7 @@ BROKEN = {
     "uncaught_recursion": "stop_on_unhandled_exception",
     "free_children": "restore_sys_set_trace_func",
     "stack_with_stops": "make_thread_suspend_message",
+    "thread_visits": "request_resume_thread",
     "monitoring_filter": "any_thread_stepping",
     "pause_in_steps": "enable_code_tracing",
     "lazy_tracing": "set_tracing_for_untraced_contexts",

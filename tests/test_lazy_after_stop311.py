@@ -150,3 +150,26 @@ def test_threads_hitting_together_each_stop_and_then_run_untraced(relay, write) 
     assert {(s.frame.name, s.frame.line) for s in stops} == {("target", line_of_text(lib, "# target"))}
     assert len({s.thread_id for s in stops}) == 2  # each thread's hit is shown (one may show twice, as with debugpy)
     assert all(f"{who} traced False" in printed(session) for who in ("w0", "w1", "main")), printed(session)
+
+
+def test_six_hundred_continues_leave_the_program_its_exit_code(relay, write) -> None:
+    """Each continue watches the frame below the breakpoint's file once: a watch of every earlier continue kept under
+    it made a chain that ran past the recursion limit after about 490 (the program then exited with 1)."""
+    app = write("loop.py", """
+        def step(n):
+            return n  # hit
+
+        for n in range(600):
+            step(n)
+        print("done")
+    """)
+    relay.breakpoints.add(app, 2)
+    session = relay.launch(app)
+    stop = session.wait_for_stop(30)
+    for _ in range(599):
+        stop = session.continue_(timeout=15)
+        assert stop is not None and stop.frame.line == 2
+    relay.breakpoints.clear()
+    session.continue_(timeout=15)
+    assert (session.state, session.exit_code) == ("terminated", 0)
+    assert "RecursionError" not in session.output().text and "done" in session.output().text

@@ -236,8 +236,7 @@ class DapBackend(DapFeatures, Backend):
         else:
             stop.stopped_threads = [thread_id]
         if pending is None:
-            multi = "breakpoint" in reason and len(stop.stopped_threads) > 1
-            pending = await self._threads_at_breakpoints(stop.stopped_threads, thread_id) if multi else []
+            pending = await self._threads_at_breakpoints(stop) if "breakpoint" in reason else []
         self._pending_hits = pending
         stop.also_hit = list(pending)
         self.startup.mark("first stack")
@@ -245,8 +244,9 @@ class DapBackend(DapFeatures, Backend):
             await read_what_is_there()  # what the target printed before it stopped comes before the stop
         self.events.on_stopped(stop)
 
-    async def _threads_at_breakpoints(self, threads: list[int], but: int) -> list[int]:
-        """Other threads the stop suspended on a breakpoint; an adapter that reports each hit itself has none."""
+    async def _threads_at_breakpoints(self, stop: StopInfo) -> list[int]:
+        """Other threads the stop at a breakpoint suspended on theirs; an adapter that reports each hit itself has
+        none."""
         return []
 
     async def _exception_info(self, thread_id: int, body: wire.StoppedEvent) -> ExceptionInfo:
@@ -373,7 +373,11 @@ class DapBackend(DapFeatures, Backend):
             await self._report_stop({"reason": "breakpoint", "threadId": thread, "allThreadsStopped": True}, rest)
             return
         self._pending_hits = []
-        await self.request(STEP_COMMANDS[action], {"threadId": await self._any_thread(thread_id)})
+        await self._move(STEP_COMMANDS[action], {"threadId": await self._any_thread(thread_id)})
+
+    async def _move(self, command: str, arguments: dict[str, Any]) -> None:
+        """Ask the target to continue or step (a subclass may take more than the answer for it)."""
+        await self.request(command, arguments)
 
     async def pause(self, thread_id: int | None) -> None:
         await self.request("pause", {"threadId": await self._any_thread(thread_id)})

@@ -16,7 +16,7 @@ from typing import Any
 import debugpy.launcher
 
 from ...errors import RelayError
-from ...model import Breakpoint, BreakpointResult, ExceptionInfo, Frame, Variable, VariablePage
+from ...model import Breakpoint, BreakpointResult, ExceptionInfo, Frame, StopInfo, Variable, VariablePage
 from ...source import python as python_source
 from ...transports import procfs
 from ..base import BackendEvents
@@ -46,6 +46,7 @@ LAUNCHER_DIR = os.path.realpath(os.path.dirname(debugpy.launcher.__file__))  # w
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the boots' settings; they remove it before the program runs
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
 FEATURES_AFTER_ANSWER = 2.0  # seconds debugpy's adapter may take to pass on the events it held until the start's answer
+VISITS_MODULE = "_jupyter_debug_relay_boot_thread_visits"  # boot/thread_visits.py in a target
 NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
 CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), key, or position in iteration order
     **dict.fromkeys(("list", "tuple", "range", "deque", "ndarray", "memmap", "UserList"), "index"),
@@ -160,6 +161,10 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
         self.features_report: wire.FeaturesReport | None = None  # what the boot switched on in the target
         self._features_heard = asyncio.Event()
+        self._moved: asyncio.Future[None] | None = None  # set by the next stop or end while a resume waits
+        self._reported_visits: dict[int, int] = {}  # thread -> the suspension whose hit a stop reported (boot's number)
+        self._pending_visits: dict[int, int] = {}  # thread -> the suspension of a hit still to report
+        self._stop_frame: int | None = None  # a frame of the present stop at a breakpoint, to ask the boot in
         self._parents = {}
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
@@ -259,12 +264,50 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
                               details={"address": self.target})
         return super().start_failed(exc)
 
-    async def _threads_at_breakpoints(self, threads: list[int], but: int) -> list[int]:
-        """The stopped threads (but one) that the stop suspended on a breakpoint's line, its condition true there.
+    async def _threads_at_breakpoints(self, stop: StopInfo) -> list[int]:
+        """The stopped threads (but the stop's) at a breakpoint whose hit no stop reported yet.
 
-        pydevd stops every thread at the first hit and reports that hit only; the others sit on their
-        breakpoint's line and would run past it when resumed.
+        pydevd stops every thread at the first hit and reports that hit only; the others sit on their breakpoint's
+        line (suspended by their own hit, or by the first one just before their line) and would run past it when
+        resumed. The boot (``thread_visits``) says which threads are suspended, which by their own breakpoint, and
+        numbers each suspension: one already reported (a thread of the previous stop that has not left it yet) is
+        not again, and a thread blocked in a call of C is not asked for its stack. Without it, every thread's stack
+        is looked at.
         """
+        self._stop_frame = stop.frame.id if stop.frame else None
+        suspended = await self._suspended(self._stop_frame)
+        if suspended is None:
+            many = len(stop.stopped_threads) > 1
+            return await self._threads_at_breakpoint_lines(stop.stopped_threads, stop.thread_id) if many else []
+        if stop.thread_id in suspended:
+            self._reported_visits[stop.thread_id] = suspended[stop.thread_id][0]
+        return await self._unreported(suspended, stop.thread_id)
+
+    async def _unreported(self, suspended: dict[int, tuple[int, bool]], but: int | None) -> list[int]:
+        """The threads of ``suspended`` at a breakpoint whose suspension no stop reported; their suspensions'
+        numbers are kept for when each is reported."""
+        fresh = {thread: (visit, hit) for thread, (visit, hit) in suspended.items()
+                 if thread != but and self._reported_visits.get(thread) != visit}
+        on_lines = await self._threads_at_breakpoint_lines([t for t, (_, hit) in fresh.items() if not hit], but)
+        found = sorted(t for t, (_, hit) in fresh.items() if hit or t in on_lines)
+        self._pending_visits = {thread: fresh[thread][0] for thread in found}
+        return found
+
+    async def _suspended(self, frame_id: int | None) -> dict[int, tuple[int, bool]] | None:
+        """{thread: (the number of its suspension, whether its own breakpoint suspended it)} from the boot, or None
+        where it cannot say (``thread_visits`` off, no frame to ask in)."""
+        if frame_id is None or (self.features_report or {}).get("features", {}).get("thread_visits", "off"):
+            return None
+        try:
+            told = await self.evaluate(f"__import__('json').dumps(__import__('sys').modules[{VISITS_MODULE!r}]"
+                                       ".suspended())", frame_id, "watch")
+            found = json.loads(ast.literal_eval(told.value))
+            return {int(thread): (int(visit), bool(hit)) for thread, (visit, hit) in found.items()}
+        except (RelayError, ValueError, SyntaxError, TypeError):
+            return None
+
+    async def _threads_at_breakpoint_lines(self, threads: list[int], but: int) -> list[int]:
+        """The threads (but one) whose top frame is on a breakpoint's line, its condition true there."""
         async def at_breakpoint(thread_id: int) -> bool:
             try:
                 frames, _ = await self.stack(thread_id, 0, 1)
@@ -280,6 +323,21 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         others = [t for t in threads if t != but]
         found = await asyncio.gather(*(at_breakpoint(t) for t in others))
         return [t for t, hit in zip(others, found, strict=True) if hit]
+
+    async def resume(self, action: str, thread_id: int | None) -> None:
+        """A continue first reports a hit that no stop has yet: a thread that reached its breakpoint after the last
+        stop was told (the boot numbers its suspension)."""
+        if action == "continue" and not self._pending_hits and self._stop_frame is not None:
+            suspended = await self._suspended(self._stop_frame)
+            if suspended:
+                self._pending_hits = await self._unreported(suspended, None)
+        if action == "continue" and self._pending_hits:
+            thread = self._pending_hits[0]
+            self._reported_visits[thread] = self._pending_visits.get(thread, -1)
+        else:  # the target runs: no frame of this stop to ask in any more
+            self._stop_frame = None
+        self.forget_values()
+        await super().resume(action, thread_id)
 
     async def _exception_info(self, thread_id: int, body: wire.StoppedEvent) -> ExceptionInfo:
         info = await super()._exception_info(thread_id, body)
@@ -338,9 +396,6 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         await self.show_bytes(page.items, frame_id)
         return page
 
-    async def resume(self, action: str, thread_id: int | None) -> None:
-        self.forget_values()
-        await super().resume(action, thread_id)
 
     async def stack(self, thread_id: int, start: int, levels: int | None) -> tuple[list[Frame], int]:
         """pydevd honours ``startFrame`` only with ``levels``: from ``start`` without them means to the end."""
@@ -421,6 +476,43 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         log.warning("session target %s: the relay's boot could not %s (%s)", self.pid, body["what"], body["error"])
         self.events.on_output("console", f"The debugger in the target could not {body['what']} ({body['error']}); "
                                          "it goes on without it.\n")
+
+    async def _move(self, command: str, arguments: dict[str, Any]) -> None:
+        """Continue or step; a stop or the end that follows the request answers it too.
+
+        pydevd answers a ``continue`` only with its notice that the threads resumed, which it sends once per pause:
+        a thread of the previous pause that leaves it late (it looks every 0.1 s) can use that notice up, and the
+        answer never comes although the target runs and stops again (seen on 3.13 with four threads hitting one
+        breakpoint; debugpy issue #2048 is this pattern). The session then goes on at that stop."""
+        assert self.channel is not None
+        answered = self.channel.send_request(command, arguments)
+        moved = self._moved = asyncio.get_running_loop().create_future()
+        try:
+            await asyncio.wait({answered, moved}, timeout=self.channel.timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._moved = None
+        if answered.done():
+            answered.result()  # a refusal raises here
+        elif moved.done():
+            answered.cancel()
+            log.info("session target %s: %s went unanswered, but the target moved on", self.pid, command)
+        else:
+            answered.cancel()
+            raise RelayError("timeout", f"No answer to {command!r} from {self.adapter_name} within "
+                             f"{self.channel.timeout:g} s.", "The target is busy or stuck; try again, or stop the "
+                             "session.")
+
+    def _has_moved(self) -> None:
+        if self._moved is not None and not self._moved.done():
+            self._moved.set_result(None)
+
+    def _event_stopped(self, body: Any) -> None:
+        self._has_moved()
+        super()._event_stopped(body)
+
+    def _end(self) -> None:
+        self._has_moved()
+        super()._end()
 
     def _event_relayFeatures(self, body: wire.FeaturesReport) -> None:
         """The boot's word of which of its features it switched on in the target, and why the others are off."""

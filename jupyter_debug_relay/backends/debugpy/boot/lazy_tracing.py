@@ -283,7 +283,10 @@ def watch_until_left(ident: int, outermost: object) -> None:
     The watch goes on the frame below: the thread may be inside the tracer of ``outermost`` itself, which sets that
     frame's tracer as it returns."""
     below = outermost.f_back if outermost.f_back is not None else outermost
-    exit_watch = ACTIVE[ident] = UntilReturn(below.f_trace, ident, True, left=below is not outermost)
+    local = below.f_trace
+    while isinstance(local, UntilReturn):  # a watch of an earlier continue: one watch, not a chain that grows
+        local = local.local
+    exit_watch = ACTIVE[ident] = UntilReturn(local, ident, True, left=below is not outermost)
     below.f_trace = exit_watch
 
 

@@ -1,0 +1,62 @@
+"""Feature ``thread_visits``: each suspension of a thread has a number, the relay can ask which threads are
+suspended now, each with its number and whether its own breakpoint suspended it (``suspended``), and a resume wakes
+the suspended threads at once.
+
+pydevd stops every thread at a hit and tells the first hit only; the relay reports the others' hits one by one. A
+thread of the previous stop looks every 0.1 s whether it may go on: the next stop could find it still suspended on
+its breakpoint's line and report its hit twice (its number says it is the same suspension). And the relay asked the
+stack of every thread to find those at a breakpoint: pydevd waits 0.5 s for a thread blocked in a call of C (a join,
+a sleep), so each stop of a program with such a thread took half a second. A resumed thread went on only when it
+next looked (every 0.2 s): continued at once after a stop, the others never ran before the next stop."""
+
+import itertools
+import threading
+
+COUNT = itertools.count(1)
+VISITS: dict = {}  # thread ident -> the number of its present suspension (absent: not suspended)
+HITS: tuple = ()  # pydevd's stop reasons of a breakpoint's own hit (line, function)
+DAP_ID: list = []  # pydevd's function that gives a thread's id in DAP
+
+
+def suspended() -> dict:
+    """{DAP id of a suspended thread: [the number of its suspension, whether its own breakpoint suspended it]}."""
+    found = {}
+    for ident, visit in list(VISITS.items()):
+        thread = threading._active.get(ident)
+        if thread is not None:
+            found[DAP_ID[0](thread)] = [visit, getattr(thread, "stop_reason", None) in HITS]
+    return found
+
+
+def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot module
+    global HITS
+    constants = change.module("_pydevd_bundle.pydevd_comm_constants")
+    HITS = (constants.CMD_SET_BREAK, constants.CMD_SET_FUNCTION_BREAK)
+    thread_id_of = change.module("_pydevd_bundle.pydevd_constants").get_current_thread_id
+    to_dap = change.module("_pydevd_bundle._debug_adapter.pydevd_base_schema").BaseSchema._translate_id_to_dap
+    DAP_ID[:] = [lambda thread: to_dap(thread_id_of(thread))]
+    pydb = change.module("pydevd").PyDB
+    wait = pydb.do_wait_suspend
+
+    def do_wait_suspend(self, thread, frame, event, arg, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        ident = thread.ident  # pydevd's parameters by name: another feature checks them after this one
+        VISITS[ident] = next(COUNT)
+        try:
+            return wait(self, thread, frame, event, arg, *args, **kwargs)
+        finally:
+            VISITS.pop(ident, None)
+
+    api = change.module("_pydevd_bundle.pydevd_api").PyDevdAPI
+    resume = api.request_resume_thread
+    get_debugger = change.module("pydevd").get_global_debugger
+
+    def request_resume_thread(self, thread_id):  # noqa: ANN001, ANN202 - pydevd's signature
+        resume(self, thread_id)
+        debugger = get_debugger()
+        for ident in list(VISITS):  # each suspended thread looks now whether it may go on
+            thread = threading._active.get(ident)
+            if debugger is not None and thread is not None:
+                debugger.get_internal_queue_and_event(thread_id_of(thread))[1].set()
+
+    change.replace(pydb, "do_wait_suspend", do_wait_suspend)
+    change.replace(api, "request_resume_thread", request_resume_thread)
