@@ -274,10 +274,10 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         not again, and a thread blocked in a call of C is not asked for its stack. Without it, every thread's stack
         is looked at.
         """
-        self._stop_frame = stop.frame.id if stop.frame else None
+        many = len(stop.stopped_threads) > 1  # a program of one thread has no other hit to report
+        self._stop_frame = stop.frame.id if stop.frame and many else None
         suspended = await self._suspended(self._stop_frame)
         if suspended is None:
-            many = len(stop.stopped_threads) > 1
             return await self._threads_at_breakpoint_lines(stop.stopped_threads, stop.thread_id) if many else []
         if stop.thread_id in suspended:
             self._reported_visits[stop.thread_id] = suspended[stop.thread_id][0]
