@@ -25,7 +25,8 @@ def doctor(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def changed_debugpy(folder: Path) -> Path:
-    """A copy of the installed debugpy whose PyDB has no ``get_internal_queue_and_event`` (``wake_every_command``)."""
+    """A copy of the installed debugpy whose PyDB has no ``get_internal_queue_and_event``: the name
+    ``wake_every_command`` replaces, which ``thread_visits`` reads too."""
     copy = folder / "debugpy"
     shutil.copytree(os.path.dirname(debugpy.__file__), copy, ignore=shutil.ignore_patterns("__pycache__"))
     pydevd = copy / "_vendored" / "pydevd" / "pydevd.py"
@@ -33,6 +34,9 @@ def changed_debugpy(folder: Path) -> Path:
     assert "def get_internal_queue_and_event(" in source
     pydevd.write_text(source.replace("def get_internal_queue_and_event(", "def get_internal_queue_and_event_was("))
     return copy
+
+
+OFF = ("thread_visits", "wake_every_command")  # the features that need get_internal_queue_and_event, in table order
 
 
 def test_the_kernels_debugpy_has_every_feature_on():
@@ -54,26 +58,31 @@ def test_a_debugpy_lacking_a_name_has_that_feature_off(tmp_path):
     done = doctor("--debugpy", str(copy))
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    feature = table.BY_NAME["wake_every_command"]
     why = "pydevd has no PyDB.get_internal_queue_and_event"
-    assert [line.split(None, 2)[1:] for line in lines if line.startswith("  OFF ")] == \
-        [["wake_every_command", f"{why}; so {feature.off}"]]
+    assert sorted(line.split(None, 2)[1:] for line in lines if line.startswith("  OFF ")) == \
+        [[name, f"{why}; so {table.BY_NAME[name].off}"] for name in OFF]
     assert f"  debugpy {debugpy.__version__} in {copy} (the one given to check)" in lines
-    assert sum(line.startswith("  on ") for line in lines) == len(FOR_HERE) - 1
+    assert sum(line.startswith("  on ") for line in lines) == len(FOR_HERE) - len(OFF)
     assert any(line.startswith("  what to do: ") and "wake_every_command" in line and "--force-reinstall" in line
                for line in lines)
-    assert lines[-1] == "result: 1 feature off: wake_every_command (Python " \
-        f"{'.'.join(map(str, sys.version_info[:3]))})"
+    here = ".".join(map(str, sys.version_info[:3]))
+    assert lines[-1] == f"result: 2 features off: {', '.join(f'{name} (Python {here})' for name in said_order())}"
 
     as_json = doctor("--debugpy", str(copy), "--json")
     assert as_json.returncode == 1
     report = json.loads(as_json.stdout)
-    assert (report["off"], report["exit_code"], report["kernel_debugpy"]["in_range"]) == (1, 1, True)
+    assert (report["off"], report["exit_code"], report["kernel_debugpy"]["in_range"]) == (2, 1, True)
     [python] = report["pythons"]
     assert python["debugpy"]["folder"] == str(copy)
     states = {f["name"]: (f["state"], f["why"], f["loses"]) for f in python["features"]}
-    assert states.pop("wake_every_command") == ("off", why, feature.off)
+    for name in OFF:
+        assert states.pop(name) == ("off", why, table.BY_NAME[name].off)
     assert set(states.values()) == {("on", None, None)}
+
+
+def said_order() -> list[str]:
+    """The features of ``OFF`` in the order the table (and so the doctor) lists them."""
+    return [feature.name for feature in table.FEATURES if feature.name in OFF]
 
 
 @pytest.mark.parametrize(("args", "says"), [
