@@ -306,7 +306,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         except (RelayError, ValueError, SyntaxError, TypeError):
             return None
 
-    async def _threads_at_breakpoint_lines(self, threads: list[int], but: int) -> list[int]:
+    async def _threads_at_breakpoint_lines(self, threads: list[int], but: int | None) -> list[int]:
         """The threads (but one) whose top frame is on a breakpoint's line, its condition true there."""
         async def at_breakpoint(thread_id: int) -> bool:
             try:
