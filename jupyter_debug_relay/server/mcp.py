@@ -18,7 +18,7 @@ from ..errors import RelayError
 from ..model import Watch
 from ..operations import OPERATIONS, Operation, snapshot
 from ..operations import params as P
-from ..text import watch_lines
+from ..text import warnings_line, watch_lines
 from ..version import __version__
 from . import calls
 from .mcp_resources import Resources
@@ -114,6 +114,11 @@ def summary(result: dict[str, Any], limit: int = MAX_CHARS) -> str:
 
 
 def _summary(result: dict[str, Any]) -> str:
+    warned = warnings_line(result.get("warnings") or [])  # a start's: how its target runs less well, and why
+    return _told(result) + (f"\n{warned}" if warned else "")
+
+
+def _told(result: dict[str, Any]) -> str:
     if "snapshot" in result:
         return snapshot.render(result)
     if "items" in result and "total" in result:
