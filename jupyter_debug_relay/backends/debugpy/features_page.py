@@ -27,12 +27,12 @@ def names(feature: table.Feature) -> str:
 
 
 def features_table() -> str:
-    """One row per feature: its name, its Pythons, when it is switched on, what it does, what is lost while it is
-    off, and the names it reads or replaces."""
-    head = ["| feature | Pythons | switched on after | what it does | while it is off | names it reads or replaces |",
-            "|---|---|---|---|---|---|"]
-    rows = [f"| `{f.name}` | {pythons(f)} | `{f.after}` | {f.what} | {f.off[0].upper() + f.off[1:]}. | {names(f)} |"
-            for f in table.FEATURES]
+    """One row per feature: its name, its Pythons, the debugpy versions it is proven on, when it is switched on, what
+    it does, what is lost while it is off, and the names it reads or replaces."""
+    head = ["| feature | Pythons | proven on debugpy | switched on after | what it does | while it is off | names it "
+            "reads or replaces |", "|---|---|---|---|---|---|---|"]
+    rows = [f"| `{f.name}` | {pythons(f)} | {' to '.join(f.proven)} | `{f.after}` | {f.what} | "
+            f"{f.off[0].upper() + f.off[1:]}. | {names(f)} |" for f in table.FEATURES]
     return "\n".join(head + rows)
 
 

@@ -23,10 +23,10 @@ NEWEST = "1.8.22"  # the newest
 class Feature:
     """One change inside pydevd or debugpy: what it is for, what it needs, when it is made."""
 
-    __slots__ = ("name", "module", "after", "names", "what", "off", "pythons", "needs", "setting", "process")
+    __slots__ = ("name", "module", "after", "names", "what", "off", "pythons", "needs", "setting", "process", "proven")
 
     def __init__(self, name, module, after, names, what, off, pythons=((3, 8), None), needs=(), setting=None,
-                 process="target"):
+                 process="target", proven=(OLDEST, NEWEST)):
         self.name = name  # stable: the relay's warnings, the doctor and the docs name it so
         self.module = module  # boot/<module>.py, whose apply(change, boot) makes the change
         self.after = after  # the module whose import switches it on
@@ -37,6 +37,7 @@ class Feature:
         self.needs = needs  # features that must be on for it to be
         self.setting = setting  # the boot setting that asks for it (None: always)
         self.process = process  # where it is made: "target" (the boot), or "launcher" (debugpy's, _launcher_boot.py)
+        self.proven = proven  # the oldest and newest debugpy the tests prove it on (tests/test_debugpy_versions.py)
 
     def for_python(self, version):  # noqa: ANN001, ANN201 - (major, minor) -> bool; this file runs on 3.8
         oldest, first_not = self.pythons
