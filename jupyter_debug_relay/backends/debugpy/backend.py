@@ -165,6 +165,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         self._reported_visits: dict[int, int] = {}  # thread -> the suspension whose hit a stop reported (boot's number)
         self._pending_visits: dict[int, int] = {}  # thread -> the suspension of a hit still to report
         self._stop_frame: int | None = None  # a frame of the present stop at a breakpoint, to ask the boot in
+        self._late_hits: list[int] = []  # threads whose stop pydevd told while another stop was shown
         self._parents = {}
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
@@ -327,15 +328,24 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
     async def resume(self, action: str, thread_id: int | None) -> None:
         """A continue first reports a hit that no stop has yet: a thread that reached its breakpoint after the last
         stop was told (the boot numbers its suspension)."""
-        if action == "continue" and not self._pending_hits and self._stop_frame is not None:
-            suspended = await self._suspended(self._stop_frame)
-            if suspended:
+        late, self._late_hits = self._late_hits, []
+        if action == "continue":
+            suspended = None
+            if (late or not self._pending_hits) and self._stop_frame is not None:
+                suspended = await self._suspended(self._stop_frame)
+            if suspended and not self._pending_hits:
                 self._pending_hits = await self._unreported(suspended, None)
+            for thread in late:  # each a hit pydevd told, unless its suspension was reported already
+                visit = suspended[thread][0] if suspended and thread in suspended else None
+                if thread not in self._pending_hits and (visit is None or self._reported_visits.get(thread) != visit):
+                    self._pending_hits.append(thread)
+                    if visit is not None:
+                        self._pending_visits[thread] = visit
         if action == "continue" and self._pending_hits:
             thread = self._pending_hits[0]
             self._reported_visits[thread] = self._pending_visits.get(thread, -1)
-        else:  # the target runs: no frame of this stop to ask in any more
-            self._stop_frame = None
+        else:  # the target runs: no frame of this stop to ask in any more, nor a hit told meanwhile to keep
+            self._stop_frame, self._late_hits = None, []
         self.forget_values()
         await super().resume(action, thread_id)
 
@@ -507,7 +517,14 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             self._moved.set_result(None)
 
     def _event_stopped(self, body: Any) -> None:
+        """A stop; another thread's hit told while a stop is shown is reported by the next continue, after it."""
         self._has_moved()
+        thread = body.get("threadId")
+        if self._paused and thread not in (None, self._stopped_thread) and "breakpoint" in body.get("reason", ""):
+            self._pushed_stacks.pop(thread, None)
+            if thread not in self._late_hits:
+                self._late_hits.append(thread)
+            return
         super()._event_stopped(body)
 
     def _end(self) -> None:
