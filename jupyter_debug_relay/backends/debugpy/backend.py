@@ -45,6 +45,8 @@ LAUNCHER_BOOT = os.path.join(os.path.dirname(__file__), "_launcher_boot.py")
 LAUNCHER_DIR = os.path.realpath(os.path.dirname(debugpy.launcher.__file__))  # what our adapter's runInTerminal runs
 BOOT_VARIABLE = "JUPYTER_DEBUG_RELAY_BOOT"  # the boots' settings; they remove it before the program runs
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
+LOOKS = 20  # continues the boot may answer without resuming (each: a thread suspended after the look) before giving up
+ANSWER_AFTER_STOP = 0.5  # seconds a continue's answer may follow a stop told before it (the boot kept the threads)
 FEATURES_AFTER_ANSWER = 2.0  # seconds debugpy's adapter may take to pass on the events it held until the start's answer
 VISITS_MODULE = "_jupyter_debug_relay_boot_thread_visits"  # boot/thread_visits.py in a target
 NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
@@ -166,6 +168,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         self._pending_visits: dict[int, int] = {}  # thread -> the suspension of a hit still to report
         self._stop_frame: int | None = None  # a frame of the present stop at a breakpoint, to ask the boot in
         self._late_hits: list[int] = []  # threads whose stop pydevd told while another stop was shown
+        self._held: list[wire.StoppedEvent] | None = None  # stops told while a resume is on its way, reported after
+        self._kept = False  # the boot answered the present continue without resuming a thread
         self._parents = {}
         self.options = dict(args=args, cwd=cwd, env=env, python=python, stop_on_entry=stop_on_entry,
                             just_my_code=just_my_code, subprocess=subprocess)
@@ -327,27 +331,55 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
 
     async def resume(self, action: str, thread_id: int | None) -> None:
         """A continue first reports a hit that no stop has yet: a thread that reached its breakpoint after the last
-        stop was told (the boot numbers its suspension)."""
-        late, self._late_hits = self._late_hits, []
-        if action == "continue":
-            suspended = None
-            if (late or not self._pending_hits) and self._stop_frame is not None:
-                suspended = await self._suspended(self._stop_frame)
+        stop was told (the boot numbers its suspension). A continue the boot answers without resuming (a thread was
+        suspended after the relay last looked) is followed by another look."""
+        for _ in range(LOOKS):
+            if not await self._look_and_resume(action, thread_id):
+                return
+        raise RelayError("protocol_error", f"The target kept every thread suspended through {LOOKS} continues: "
+                         "threads kept being suspended after each look.", "Pause, then continue again.")
+
+    async def _look_and_resume(self, action: str, thread_id: int | None) -> bool:
+        """Look for hits no stop has reported, then report the first or resume; True if the boot kept every
+        thread suspended. Stops told meanwhile are held until the target has the request: they are hits of the
+        stop still shown (a hit reported, or the target kept), else stops of their own."""
+        suspended = None
+        if action == "continue" and (self._late_hits or not self._pending_hits) and self._stop_frame is not None:
+            suspended = await self._suspended(self._stop_frame)
             if suspended and not self._pending_hits:
                 self._pending_hits = await self._unreported(suspended, None)
+        late, self._late_hits = self._late_hits, []  # after the last wait: a stop told from here on is held
+        if action == "continue":
             for thread in late:  # each a hit pydevd told, unless its suspension was reported already
                 visit = suspended[thread][0] if suspended and thread in suspended else None
                 if thread not in self._pending_hits and (visit is None or self._reported_visits.get(thread) != visit):
                     self._pending_hits.append(thread)
                     if visit is not None:
                         self._pending_visits[thread] = visit
-        if action == "continue" and self._pending_hits:
-            thread = self._pending_hits[0]
-            self._reported_visits[thread] = self._pending_visits.get(thread, -1)
-        else:  # the target runs: no frame of this stop to ask in any more, nor a hit told meanwhile to keep
-            self._stop_frame, self._late_hits = None, []
+        reported = self._pending_hits[0] if action == "continue" and self._pending_hits else None
+        if reported is not None:
+            self._reported_visits[reported] = self._pending_visits.get(reported, -1)
         self.forget_values()
-        await super().resume(action, thread_id)
+        self._held, self._kept = [], False
+        try:
+            await super().resume(action, thread_id)
+        finally:
+            held, self._held = self._held, None
+        shown = reported is not None or self._kept
+        if shown:  # no thread moved: what was told meanwhile is late for the stop shown
+            self._paused = True
+            self._stopped_thread = reported if reported is not None else self._stopped_thread
+        else:  # the target runs: no frame of this stop to ask in any more
+            self._stop_frame = None
+        for body in held:
+            self._event_stopped(body) if shown else super()._event_stopped(body)
+        return self._kept
+
+    def _event_relayNotResumed(self, body: dict[str, Any]) -> None:
+        """The boot's word that the continue it answers resumed nothing: threads suspended after the last look."""
+        log.info("session target %s: continue kept, threads %s suspended since the last look", self.pid,
+                 body.get("threads"))
+        self._kept = True
 
     async def _exception_info(self, thread_id: int, body: wire.StoppedEvent) -> ExceptionInfo:
         info = await super()._exception_info(thread_id, body)
@@ -501,6 +533,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             await asyncio.wait({answered, moved}, timeout=self.channel.timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             self._moved = None
+        if moved.done() and not answered.done():  # a held stop told before the answer: give the answer a moment
+            await asyncio.wait({answered}, timeout=ANSWER_AFTER_STOP)
         if answered.done():
             answered.result()  # a refusal raises here
         elif moved.done():
@@ -519,6 +553,9 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
     def _event_stopped(self, body: Any) -> None:
         """A stop; another thread's hit told while a stop is shown is reported by the next continue, after it."""
         self._has_moved()
+        if self._held is not None:
+            self._held.append(body)
+            return
         thread = body.get("threadId")
         if self._paused and thread not in (None, self._stopped_thread) and "breakpoint" in body.get("reason", ""):
             self._pushed_stacks.pop(thread, None)

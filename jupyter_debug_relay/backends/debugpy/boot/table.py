@@ -153,16 +153,21 @@ FEATURES = (
     Feature(
         "thread_visits", "thread_visits", "pydevd",
         {"pydevd": ("PyDB.do_wait_suspend(self, thread, frame, event, arg)",
-                    "PyDB.get_internal_queue_and_event(self, thread_id)", "get_global_debugger"),
+                    "PyDB.get_internal_queue_and_event(self, thread_id)", "get_global_debugger",
+                    "PyDB.threads_suspended_single_notification", "PyDB.multi_threads_single_notification",
+                    "ThreadsSuspendedSingleNotification._callbacks",
+                    "ThreadsSuspendedSingleNotification._callbacks_lock"),
          "_pydevd_bundle.pydevd_api": ("PyDevdAPI.request_resume_thread(self, thread_id)",),
          "_pydevd_bundle.pydevd_constants": ("get_current_thread_id(thread)",),
          "_pydevd_bundle._debug_adapter.pydevd_base_schema": ("BaseSchema._translate_id_to_dap",),
          "_pydevd_bundle.pydevd_comm_constants": ("CMD_SET_BREAK", "CMD_SET_FUNCTION_BREAK")},
         "The relay asks which threads are suspended and which hit their own breakpoint, each suspension numbered, "
-        "and a resume wakes them at once: a hit is reported once, and a stop does not wait on threads blocked in a "
-        "call of C.",
-        "a thread still leaving the previous stop can be reported at its breakpoint again, resumed threads go on "
-        "0.2 s late, and each stop waits 0.5 s for every thread blocked in a call of C (a join, a sleep)"),
+        "and a resume wakes them at once: a hit is reported once, a continue never resumes a thread suspended since "
+        "the relay looked, and a stop does not wait on threads blocked in a call of C.",
+        "a thread still leaving the previous stop can be reported at its breakpoint again, a thread that reaches "
+        "its breakpoint just as a continue is sent can run on unreported, resumed threads go on 0.2 s late, and "
+        "each stop waits 0.5 s for every thread blocked in a call of C (a join, a sleep)",
+        needs=("relay_messages",)),
     Feature(
         "monitoring_filter", "monitoring_filter", "pydevd",
         {"_pydevd_sys_monitoring.pydevd_sys_monitoring": ("update_monitor_events",),

@@ -7,7 +7,13 @@ thread of the previous stop looks every 0.1 s whether it may go on: the next sto
 its breakpoint's line and report its hit twice (its number says it is the same suspension). And the relay asked the
 stack of every thread to find those at a breakpoint: pydevd waits 0.5 s for a thread blocked in a call of C (a join,
 a sleep), so each stop of a program with such a thread took half a second. A resumed thread went on only when it
-next looked (every 0.2 s): continued at once after a stop, the others never ran before the next stop."""
+next looked (every 0.2 s): continued at once after a stop, the others never ran before the next stop.
+
+A thread can reach its breakpoint after the relay last asked and before the relay's continue arrives (its own hit,
+or suspended by the first hit on its breakpoint's line, which pydevd then does not check): the continue resumed it,
+a hit lost. So ``suspended`` also marks what the relay has seen, and until a thread moves, a continue of every
+thread that finds a suspension begun since resumes none: it tells the relay (``relayNotResumed``) and is answered at
+once, and the relay looks again."""
 
 import itertools
 import threading
@@ -16,16 +22,39 @@ COUNT = itertools.count(1)
 VISITS: dict = {}  # thread ident -> the number of its present suspension (absent: not suspended)
 HITS: tuple = ()  # pydevd's stop reasons of a breakpoint's own hit (line, function)
 DAP_ID: list = []  # pydevd's function that gives a thread's id in DAP
+SEEN: list = []  # the first suspension number the relay has not seen, since it last asked (empty: no thread moved)
+
+
+def _own_hit(thread) -> bool:  # noqa: ANN001 - a threading.Thread
+    return getattr(thread, "stop_reason", None) in HITS
 
 
 def suspended() -> dict:
     """{DAP id of a suspended thread: [the number of its suspension, whether its own breakpoint suspended it]}."""
+    SEEN[:] = [next(COUNT)]  # first: a suspension that begins while this looks is counted unseen
     found = {}
     for ident, visit in list(VISITS.items()):
         thread = threading._active.get(ident)
         if thread is not None:
-            found[DAP_ID[0](thread)] = [visit, getattr(thread, "stop_reason", None) in HITS]
+            found[DAP_ID[0](thread)] = [visit, _own_hit(thread)]
     return found
+
+
+def _unseen() -> list:
+    """The DAP ids of the threads suspended since the relay last asked (none if a thread moved since)."""
+    threads = [threading._active.get(ident) for ident, visit in list(VISITS.items()) if SEEN and visit >= SEEN[0]]
+    return [DAP_ID[0](thread) for thread in threads if thread is not None]
+
+
+def _answer_continue(debugger) -> None:  # noqa: ANN001 - pydevd's PyDB
+    """Answer the continue pydevd is handling without resuming a thread (it answers only once one resumes)."""
+    if not debugger.multi_threads_single_notification:
+        return  # pydevd answers it itself
+    notification = debugger.threads_suspended_single_notification
+    with notification._callbacks_lock:
+        answers, notification._callbacks = notification._callbacks, []
+    for answer in answers:
+        answer()
 
 
 def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot module
@@ -45,14 +74,20 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
             return wait(self, thread, frame, event, arg, *args, **kwargs)
         finally:
             VISITS.pop(ident, None)
+            SEEN.clear()  # a thread moves: the relay looks again before its next continue
 
     api = change.module("_pydevd_bundle.pydevd_api").PyDevdAPI
     resume = api.request_resume_thread
     get_debugger = change.module("pydevd").get_global_debugger
 
     def request_resume_thread(self, thread_id):  # noqa: ANN001, ANN202 - pydevd's signature
-        resume(self, thread_id)
         debugger = get_debugger()
+        unseen = _unseen() if thread_id == "*" and debugger is not None else []
+        SEEN.clear()
+        if unseen and boot.tell_relay("relayNotResumed", {"threads": unseen}):
+            _answer_continue(debugger)
+            return
+        resume(self, thread_id)
         for ident in list(VISITS):  # each suspended thread looks now whether it may go on
             thread = threading._active.get(ident)
             if debugger is not None and thread is not None:

@@ -1,0 +1,58 @@
+"""A thread that reaches its breakpoint while a continue is on its way to the target: its hit is reported."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+
+import pytest
+from conftest import line_of
+
+from jupyter_debug_relay.backends.debugpy.backend import DebugpyBackend
+
+WORKERS = 3
+PASSES = 40
+
+SLEEPY = f"""
+import threading, time
+
+def step(index, n):
+    seen = (index, n)  # hit
+    return seen
+
+def work(index):
+    for n in range({PASSES}):
+        time.sleep(0.001 * ((index * 7 + n * 3) % 23))  # each thread comes back to its line at its own moment
+        step(index, n)
+
+workers = [threading.Thread(target=work, args=(i,), name=f"worker-{{i}}") for i in range({WORKERS})]
+for t in workers:
+    t.start()
+for t in workers:
+    t.join()
+"""
+
+
+@pytest.mark.every_target
+@pytest.mark.timeout(120)
+def test_no_hit_is_lost_to_a_continue_in_flight(relay, write, monkeypatch):
+    """Each continue reaches the target 20 ms late, as on a loaded machine: threads coming back from their sleeps
+    reach the breakpoint in between, after the relay last looked. Each such hit is still a stop of its own."""
+    move = DebugpyBackend._move
+
+    async def late_move(self, command, arguments):  # noqa: ANN001, ANN202
+        await asyncio.sleep(0.02)
+        await move(self, command, arguments)
+
+    monkeypatch.setattr(DebugpyBackend, "_move", late_move)
+    app = write("sleepy.py", SLEEPY)
+    relay.breakpoints.add(app, line_of(app, "# hit"))
+    session = relay.launch(app)
+    seen = []
+    stop = session.wait_for_stop(30)
+    while stop is not None:  # continue_ returns None once the target has run to its end
+        assert len(seen) < WORKERS * PASSES, f"more stops than hits: {stop}"
+        seen.append(ast.literal_eval(session.evaluate("(index, n)").value))
+        stop = session.continue_(timeout=15)
+    assert sorted(seen) == [(i, n) for i in range(WORKERS) for n in range(PASSES)]
+    assert session.info().exit_code == 0
