@@ -32,6 +32,7 @@ BROKEN = {
     "pending_breakpoints": "api_received_breakpoints",
     "uncaught_recursion": "stop_on_unhandled_exception",
     "free_children": "restore_sys_set_trace_func",
+    "compiled_breakpoints": "consolidate_breakpoints",
     "stack_with_stops": "make_thread_suspend_message",
     "thread_visits": "request_resume_thread",
     "monitoring_filter": "any_thread_stepping",

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,8 +146,10 @@ def recorded(served) -> dict[str, Any]:
     sid = http.post("/sessions", json={"name": "wheel-app"}).json()["session"]["id"]
     failed = http.post(f"/sessions/{sid}/launch", json={"program": str(served.folder / "nope.py")})
     started = http.post(f"/sessions/{sid}/launch", json={"program": str(app)})  # the same session, again
+    paused_at = time.monotonic()
     removed = served.cli("bp", "rm", str(end["id"]), "--session", "wheel-app")  # while it is paused
     http.delete(f"/breakpoints/{loop['id']}").raise_for_status()
+    time.sleep(max(0.0, paused_at + 1.0 - time.monotonic()))  # the store looks at a stop that lasts 0.5 s
     ended = http.post(f"/sessions/{sid}/continue", json={"timeout": 30})
     misplaced = http.post(f"/sessions/{http.post('/sessions', json={}).json()['session']['id']}/launch",
                           json={"program": str(app), "args": ["--no-just-my-code"]})

@@ -309,7 +309,7 @@ def refresh(db: object) -> None:
         go_full(why, for_good=False)
     if STATE["for_good"]:
         return
-    new = {path: frozenset(lines) for path, lines in db.breakpoints.items() if lines}
+    new = {path: frozenset(lines) for path, lines in tuple(db.breakpoints.items()) if lines}  # a copy, as above
     changed = {path for path in set(new) | set(HOT) if new.get(path) != HOT.get(path)}
     HOT.clear()
     HOT.update(new)

@@ -105,7 +105,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
         if py_db is None or py_db.has_plugin_line_breaks:
             return
         lines_of: dict = {}  # co_filename -> its breakpoints' lines, until breakpoints change
-        names = {os.path.basename(path).lower() for path in py_db.breakpoints}
+        names = {os.path.basename(path).lower() for path in tuple(py_db.breakpoints)}  # a copy: pydevd changes it
 
         def breakpoint_lines(filename: str) -> frozenset:
             lines = lines_of.get(filename)

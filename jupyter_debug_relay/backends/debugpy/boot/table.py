@@ -185,6 +185,33 @@ FEATURES = (
          "_pydevd_bundle.pydevd_constants": ("STATE_SUSPEND",)},
         "A pause asked while a step over or out still runs stops the thread.",
         "a pause during a long step over waits until the step ends", pythons=((3, 12), None)),
+    Feature(  # before lazy_tracing: its hooks then see the code and the breakpoints this leaves to pydevd
+        "compiled_breakpoints", "compiled_breakpoints", "pydevd",
+        {"pydevd": ("PyDB.consolidate_breakpoints(self, canonical_normalized_filename, id_to_breakpoint, "
+                    "file_to_line_to_breakpoints)", "PyDB.on_breakpoints_changed(self, removed)",
+                    "PyDB.set_suspend(self, thread, stop_reason)",
+                    "PyDB.do_wait_suspend(self, thread, frame, event, arg)",
+                    "PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)", "PyDB().breakpoints",
+                    "PyDB().file_to_id_to_line_breakpoint", "PyDB().skip_print_breakpoint_exception",
+                    "PyDB().skip_suspend_on_breakpoint_exception", "get_global_debugger") + MESSAGES["pydevd"],
+         "_pydevd_bundle.pydevd_breakpoints": (
+             "LineBreakpoint().line", "LineBreakpoint().condition", "LineBreakpoint().hit_condition",
+             "LineBreakpoint().expression", "LineBreakpoint().is_logpoint", "LineBreakpoint().func_name",
+             "LineBreakpoint().suspend_policy", "LineBreakpoint().breakpoint_id"),
+         "_pydevd_bundle.pydevd_additional_thread_info": (
+             "set_additional_thread_info", "PyDBAdditionalThreadInfo().conditional_breakpoint_exception",
+             "PyDBAdditionalThreadInfo().is_tracing",
+             "PyDBAdditionalThreadInfo().trace_suspend_type"),
+         "_pydevd_bundle.pydevd_api": ("PyDevdAPI.send_error_message(self, py_db, msg)",),
+         "_pydevd_bundle.pydevd_net_command_factory_json": ("NetCommandFactoryJson.make_io_message(self, msg, ctx)",),
+         "_pydevd_bundle.pydevd_comm_constants": ("CMD_SET_BREAK",),
+         "_pydevd_bundle.pydevd_constants": ("PYDEVD_USE_SYS_MONITORING",),
+         "_pydevd_bundle.pydevd_runpy": ("_get_code_from_file(run_name, fname)",),
+         "pydevd_file_utils": ("canonical_normalized_path(filename)",)},
+        "A breakpoint's condition, hit count and log message are compiled into the program's code as its file is "
+        "read: a pass of the line costs an if, and only a true test calls the debugger.",
+        "a breakpoint with a condition, a hit count or a log message calls the debugger at every pass of its line "
+        "(11-16 us each: a loop of one second takes half a minute)", pythons=((3, 11), None)),
     Feature(
         "lazy_tracing", "lazy_tracing", "pydevd",
         {"pydevd_tracing": ("SetTrace(tracing_func)", "set_trace_to_threads(tracing_func, thread_idents, "

@@ -1,0 +1,249 @@
+"""Feature ``compiled_breakpoints``: a breakpoint's condition, hit count and log message run as an ``if`` in the
+program's own code.
+
+pydevd checks such a breakpoint by calling its tracer at every pass of the line and evaluating the condition there
+(11-16 us a pass: a loop of one second takes half a minute). Here, as a file's code is read (an import, ``-m``, the
+program's file), each of its breakpoints that has a condition, a hit count (``== N``, ``>= N``, ``% N``, ...) or a
+log message and sits on the first line of a simple statement or an ``if`` is compiled into the code before that
+statement (``guards.py``), and taken out of pydevd's table of lines (``PyDB.breakpoints``), so pydevd never traces
+that line; the guard calls back only when its test is true: ``hit`` stops the thread there as pydevd's breakpoint
+would, ``log`` prints the message, ``failed`` reports a condition's error (and stops, unless asked not to) as pydevd
+does. A guard belongs to one breakpoint as it was compiled (its condition, hit count and message): once that
+breakpoint is changed or removed, its guard is off at once and pydevd checks the breakpoint as it is now.
+Breakpoints of code read another way, or set after the file's code was read, are pydevd's, as without this module.
+"""
+
+import ast
+import itertools
+import os
+import sys
+import threading
+import types
+from importlib.util import decode_source
+
+NAMESPACE = types.SimpleNamespace(on=[], count=[])  # the guards' builtin; the functions are added by apply
+SLOTS: list = []  # slot -> (canonical file, line, the breakpoint's parts the guard was compiled from)
+BREAKPOINTS: list = []  # slot -> pydevd's LineBreakpoint the guard stands for now
+COMPILED: dict = {}  # canonical file -> the lines guards hold in its code
+LOCK = threading.RLock()  # pydevd's reader thread changes breakpoints while a program thread reads a file's code
+
+
+def parts(bp) -> object:  # noqa: ANN001 - pydevd's LineBreakpoint
+    """(condition, hit condition, log message) of a breakpoint a guard can stand for, or None."""
+    logged = bp.expression if bp.is_logpoint else None
+    if bp.func_name not in (None, "None", "") or (bp.expression is not None and not bp.is_logpoint):
+        return None
+    found = (bp.condition or None, bp.hit_condition or None, logged)
+    return found if any(found) else None
+
+
+def same_code(read, made) -> bool:  # noqa: ANN001 - two code objects
+    """Whether ``made`` (compiled from the file's source here) is the code that was read (not changed by a loader's
+    own transformation, as pytest's assertion rewriting)."""
+    if read.co_code != made.co_code or read.co_names != made.co_names or len(read.co_consts) != len(made.co_consts):
+        return False
+    return all(same_code(a, b) for a, b in zip(read.co_consts, made.co_consts, strict=True)
+               if isinstance(a, types.CodeType) or isinstance(b, types.CodeType))
+
+
+def settle(py_db) -> None:  # noqa: ANN001 - pydevd's PyDB
+    """Each guard on while its breakpoint is as it was compiled, and then out of pydevd's table; else off."""
+    with LOCK:
+        for slot, (canonical, line, compiled_from) in enumerate(SLOTS):
+            current = [bp for bp in tuple(py_db.file_to_id_to_line_breakpoint.get(canonical, {}).values())
+                       if bp.line == line]  # a copy: pydevd's reader thread changes it
+            if not current or parts(current[0]) != compiled_from:
+                NAMESPACE.on[slot] = False
+                continue
+            lines = py_db.breakpoints.get(canonical)
+            if lines is not None and lines.get(line) is current[0]:
+                del lines[line]
+            if BREAKPOINTS[slot] is not current[0]:  # set again: pydevd counts its hits from 0 again
+                BREAKPOINTS[slot], NAMESPACE.count[slot] = current[0], itertools.count(1)
+            NAMESPACE.on[slot] = True
+
+
+UNTRACED = threading.local()  # the call a thread runs inside the tool's callback (``untraced``)
+
+
+def _enter_callback() -> None:
+    """Its start is the one event the tool watches (Python 3.12+): calling it runs the tool's callback."""
+
+
+def _run_in_callback(code, offset) -> None:  # noqa: ANN001 - sys.monitoring's PY_START callback
+    call, UNTRACED.call = UNTRACED.call, None
+    call()
+
+
+def claim_tool() -> object:
+    """A ``sys.monitoring`` tool of the guards' own (3.12+), or None before 3.12; RuntimeError if none is free."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None:
+        return None
+    for tool in (4, 3):
+        if monitoring.get_tool(tool) is None:
+            monitoring.use_tool_id(tool, "jupyter_debug_relay breakpoints")
+            monitoring.register_callback(tool, monitoring.events.PY_START, _run_in_callback)
+            monitoring.set_local_events(tool, _enter_callback.__code__, monitoring.events.PY_START)
+            return tool
+    raise RuntimeError("sys.monitoring has no free tool id (3 and 4 are taken)")
+
+
+def untraced(call, tool) -> None:  # noqa: ANN001 - a function of no arguments, claim_tool's tool
+    """Run ``call`` as pydevd runs its own stops: inside a ``sys.monitoring`` callback on 3.12+, where no event
+    reaches a debugger (pydevd stops a suspended thread at the next call it sees, the debugger's own included)."""
+    if tool is None:
+        call()
+        return
+    UNTRACED.call = call
+    _enter_callback()
+
+
+def _past_the_guard(tracer, line: int, stopped_at: int):  # noqa: ANN001, ANN202 - a frame's trace function
+    """Python 3.11 tells a line event when the guard hands over to its statement, on the line of the stop: a step
+    over from the stop would stop there again. This tracer drops that one event and gives the frame back its own."""
+
+    def first_event(frame, event, arg):  # noqa: ANN001, ANN202 - a trace function
+        frame.f_trace = tracer
+        if event == "line" and frame.f_lineno == line and frame.f_lasti > stopped_at:
+            return tracer
+        return tracer(frame, event, arg)
+
+    return first_event
+
+
+def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot module
+    import builtins
+
+    guards = boot.beside("guards")
+    pydevd = change.module("pydevd")
+    canonical_path = change.module("pydevd_file_utils").canonical_normalized_path
+    set_info = change.module("_pydevd_bundle.pydevd_additional_thread_info").set_additional_thread_info
+    stop_reason = change.module("_pydevd_bundle.pydevd_comm_constants").CMD_SET_BREAK
+    monitoring = change.module("_pydevd_bundle.pydevd_constants").PYDEVD_USE_SYS_MONITORING
+    api = change.module("_pydevd_bundle.pydevd_api").PyDevdAPI
+
+    def stop(slot: int, frame, bp) -> None:  # noqa: ANN001 - the guard's frame, pydevd's LineBreakpoint
+        """Stop the thread at the guard's line, as pydevd's own breakpoint does."""
+        py_db = pydevd.get_global_debugger()
+        if py_db is None:
+            return
+        thread = threading.current_thread()
+        info = set_info(thread)
+        if hasattr(info, "hit_breakpoint_ids"):  # debugpy 1.8.22 tells it with the stop; the relay finds it by line
+            info.hit_breakpoint_ids = [bp.breakpoint_id]
+        info.trace_suspend_type = "sys_monitor" if monitoring else "trace"
+        def suspend() -> None:
+            py_db.set_trace_for_frame_and_parents(thread.ident, frame)  # a step from here goes on in this frame
+            py_db.set_suspend(thread, stop_reason, suspend_other_threads=bp.suspend_policy == "ALL")
+            py_db.do_wait_suspend(thread, frame, "line", None)
+
+        info.is_tracing += 1  # as in pydevd's tracer (3.11): the debugger's own calls from here are not traced
+        try:
+            untraced(suspend, tool)
+        finally:
+            info.is_tracing -= 1
+        if not monitoring and frame.f_trace is not None:
+            frame.f_trace = _past_the_guard(frame.f_trace, frame.f_lineno, frame.f_lasti)
+
+    def hit(slot: int) -> None:
+        guarded_call(stop, slot, sys._getframe(1), BREAKPOINTS[slot])
+
+    def log(slot: int, message: object) -> None:
+        py_db = pydevd.get_global_debugger()
+        if py_db is not None and message is not None and str(message):
+            py_db.writer.add_command(py_db.cmd_factory.make_io_message(f"{message}{os.linesep}", "1"))
+
+    def guarded_call(call, *args) -> None:  # noqa: ANN001, ANN002 - one of stop, failed and its arguments
+        """The debugger's part of a guard never raises into the program: a failure is tried once more (pydevd's
+        reader thread may be changing its tables), then told to the relay."""
+        for attempt in (1, 2):
+            try:
+                return call(*args)
+            except Exception as error:  # noqa: BLE001
+                if attempt == 2:
+                    boot.could_not(f"stop at the breakpoint of line {args[1].f_lineno}", error)
+
+    def failed(slot: int, error: BaseException) -> None:
+        guarded_call(condition_failed, slot, sys._getframe(1), error)
+
+    def condition_failed(slot: int, frame, error: BaseException) -> None:  # noqa: ANN001 - the guard's frame
+        """A condition that raised: said and stopped on as pydevd's ``handle_breakpoint_condition`` does."""
+        import traceback
+
+        py_db, bp = pydevd.get_global_debugger(), BREAKPOINTS[slot]
+        if py_db is None:
+            return
+        if not isinstance(error, py_db.skip_print_breakpoint_exception):
+            trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            api().send_error_message(py_db, f"Error while evaluating expression in conditional breakpoint: "
+                                            f"{bp.condition}\n{trace}")
+        if not isinstance(error, py_db.skip_suspend_on_breakpoint_exception):
+            set_info(threading.current_thread()).conditional_breakpoint_exception = (
+                "Condition:\n" + str(bp.condition) + "\n\nError:\n"
+                + "".join(traceback.format_exception_only(type(error), error)), traceback.extract_stack(f=frame))
+            stop(slot, frame, bp)
+
+    def guarded(code: object) -> object:
+        """A file's code as it is read, with a guard for each of its breakpoints that can have one."""
+        filename = getattr(code, "co_filename", None)
+        py_db = pydevd.get_global_debugger()
+        if not isinstance(code, types.CodeType) or py_db is None or not os.path.isfile(filename):
+            return code
+        canonical = canonical_path(filename)
+        with LOCK:
+            wanted = {bp.line: bp for bp in tuple(py_db.file_to_id_to_line_breakpoint.get(canonical, {}).values())
+                      if parts(bp) is not None}
+            if not wanted:
+                return code
+            with open(filename, "rb") as source:
+                tree = ast.parse(decode_source(source.read()), filename)
+            if not same_code(code, compile(tree, filename, "exec", dont_inherit=True)):
+                return code
+            made = {}
+            for line in guards.compilable(tree) & wanted.keys():
+                guard = guards.Guard(len(SLOTS) + len(made), *parts(wanted[line]))
+                try:
+                    guards.check(guard)
+                except (SyntaxError, ValueError):
+                    continue  # pydevd evaluates it, and says what is wrong with it
+                made[line] = guard
+            if not made:
+                return code
+            code = guards.guarded(tree, filename, made)
+            for line in sorted(made, key=lambda line: made[line].slot):
+                SLOTS.append((canonical, line, parts(wanted[line])))
+                BREAKPOINTS.append(wanted[line])
+                NAMESPACE.on.append(False)
+                NAMESPACE.count.append(itertools.count(1))
+            COMPILED.setdefault(canonical, set()).update(made)
+            settle(py_db)
+        py_db.on_breakpoints_changed()  # its lines left pydevd's table: what traces what is worked out again
+        return code
+
+    consolidate, changed = pydevd.PyDB.consolidate_breakpoints, pydevd.PyDB.on_breakpoints_changed
+
+    def consolidate_breakpoints(self, canonical_normalized_filename, id_to_breakpoint,  # noqa: ANN001, ANN202
+                                file_to_line_to_breakpoints):  # noqa: ANN001 - pydevd's signature
+        consolidate(self, canonical_normalized_filename, id_to_breakpoint, file_to_line_to_breakpoints)
+        if canonical_normalized_filename in COMPILED and file_to_line_to_breakpoints is self.breakpoints:
+            settle(self)
+
+    def on_breakpoints_changed(self, removed=False):  # noqa: ANN001, ANN202 - pydevd's signature
+        settle(self)
+        return changed(self, removed)
+
+    runner = change.module("_pydevd_bundle.pydevd_runpy")
+    from_file = runner._get_code_from_file
+
+    def _get_code_from_file(run_name, fname):  # noqa: ANN001, ANN202 - pydevd's runpy
+        code, fname = from_file(run_name, fname)
+        return guarded(code), fname
+
+    tool = claim_tool()
+    NAMESPACE.hit, NAMESPACE.log, NAMESPACE.failed = hit, log, failed
+    change.replace(pydevd.PyDB, "consolidate_breakpoints", consolidate_breakpoints)
+    change.replace(pydevd.PyDB, "on_breakpoints_changed", on_breakpoints_changed)
+    change.replace(runner, "_get_code_from_file", _get_code_from_file)
+    setattr(builtins, guards.NAME, NAMESPACE)
+    boot.CODE_HOOKS.append(guarded)

@@ -1,0 +1,141 @@
+"""Conditions, hit counts and log points compiled into the program's code: the same stops, counts and lines as
+pydevd's own checks, and a change to the breakpoint takes effect at once."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import line_of
+
+from jupyter_debug_relay import RelayError
+
+LOOP = """
+import helper
+
+N = 50
+
+def loop():
+    total = 0
+    for i in range(N):
+        total += i  # here
+        after = total  # next
+    return total
+
+print("loop", loop())
+print("helper", helper.run(30))
+"""
+
+HELPER = """
+def run(n):
+    acc = 0
+    for j in range(n):
+        acc += j  # count
+    return acc
+"""
+
+GUARDS_ON = "__import__('builtins').__jupyter_debug_relay__.on"  # the guards compiled in the target, on or off
+
+
+def program(write) -> tuple[str, str]:
+    app = write("app.py", LOOP)
+    return app, write("helper.py", HELPER)
+
+
+@pytest.mark.every_target
+def test_a_condition_stops_at_its_pass_and_a_step_goes_on_from_there(relay, write):
+    app, _ = program(write)
+    bp = relay.breakpoints.add(app, line_of(app, "# here"), condition="i == N - 1")
+    session = relay.launch(app, just_my_code=False)  # the debugger's own calls in the standard library stop nowhere
+    stop = session.wait_for_stop(30)
+    assert (stop.reason, stop.frame.line, stop.breakpoint_ids) == ("breakpoint", bp.line, [bp.id])
+    assert session.evaluate("i").value == "49"
+    assert session.evaluate(GUARDS_ON).value == "[True]"  # the guard in the code holds it, not pydevd
+    assert session.next(timeout=30).frame.line == line_of(app, "# next")  # past the guard: the line below
+    assert session.evaluate("total").value == str(sum(range(50)))  # the line of the stop ran, once
+    assert session.continue_(timeout=30) is None
+    assert "loop 1225" in session.output().text and session.info().exit_code == 0
+
+
+@pytest.mark.every_target
+def test_hit_counts_count_every_pass_in_an_imported_module(relay, write):
+    app, helper = program(write)
+    every_tenth = relay.breakpoints.add(helper, line_of(helper, "# count"), hit_condition="% 10")
+    session = relay.launch(app)
+    seen = []
+    stop = session.wait_for_stop(30)
+    while stop is not None:
+        assert stop.breakpoint_ids == [every_tenth.id]
+        seen.append(int(session.evaluate("j").value))
+        stop = session.continue_(timeout=30)
+    assert seen == [9, 19, 29]  # the 10th, 20th and 30th pass
+
+
+@pytest.mark.every_target
+def test_a_hit_count_or_a_condition_stops_as_pydevd_has_them(relay, write):
+    app, _ = program(write)
+    relay.breakpoints.add(app, line_of(app, "# here"), hit_condition="== 3", condition="i == 40")
+    session = relay.launch(app)
+    first = session.wait_for_stop(30)
+    assert session.evaluate("i").value == "2"  # the third pass, by the count
+    assert session.continue_(timeout=30).breakpoint_ids == first.breakpoint_ids
+    assert session.evaluate("i").value == "40"  # then by the condition
+    assert session.continue_(timeout=30) is None
+
+
+@pytest.mark.every_target
+def test_a_log_point_prints_each_true_pass_in_order_and_never_stops(relay, write):
+    app, _ = program(write)
+    relay.breakpoints.add(app, line_of(app, "# next"), condition="i % 20 == 0", log_message="at {i} total {total}")
+    session = relay.launch(app)
+    with pytest.raises(RelayError) as ended:
+        session.wait_for_stop(30)
+    assert ended.value.code == "target_exited" and session.info().exit_code == 0
+    logged = [c.text for c in session.output().chunks if c.category == "console" and c.text.startswith("at ")]
+    assert "".join(logged).splitlines() == ["at 0 total 0", "at 20 total 210", "at 40 total 820"]
+
+
+@pytest.mark.every_target
+def test_a_condition_that_raises_is_said_once_and_stops(relay, write):
+    app, _ = program(write)
+    bp = relay.breakpoints.add(app, line_of(app, "# here"), condition="undefined_name > 3")
+    session = relay.launch(app)
+    assert session.wait_for_stop(30).frame.line == bp.line
+    assert session.evaluate("i").value == "0"
+    assert session.continue_(timeout=30).frame.line == bp.line
+    assert session.evaluate("i").value == "1"
+    message = relay.breakpoints.get(bp.id).message
+    assert "undefined_name > 3" in message and "NameError" in message
+    assert session.output().text.count("NameError") == 1
+
+
+@pytest.mark.every_target
+def test_a_changed_or_removed_breakpoint_takes_effect_at_once(relay, write):
+    app, _ = program(write)
+    bp = relay.breakpoints.add(app, line_of(app, "# here"), condition="i == 10")
+    session = relay.launch(app)
+    session.wait_for_stop(30)
+    relay.breakpoints.update(bp.id, condition="i == 30")  # the running frame holds the old guard
+    assert session.evaluate(GUARDS_ON).value == "[False]"
+    session.continue_(timeout=30)
+    assert session.evaluate("i").value == "30"
+    relay.breakpoints.update(bp.id, condition="i == 10")  # as compiled: the guard holds it again
+    assert session.evaluate(GUARDS_ON).value == "[True]"
+    relay.breakpoints.remove(bp.id)
+    assert session.evaluate(GUARDS_ON).value == "[False]"
+    assert session.continue_(timeout=30) is None
+    assert "loop 1225" in session.output().text
+
+
+def test_what_cannot_be_compiled_is_left_to_pydevd(relay, write):
+    app = write("app.py", """
+        total = 0
+        for i in range(5):  # header
+            total += i
+        print("total", total)
+        """)
+    header = relay.breakpoints.add(app, line_of(app, "# header"), condition="total == 3")  # runs again each pass
+    session = relay.launch(app)
+    assert session.wait_for_stop(30).breakpoint_ids == [header.id]
+    assert session.evaluate("i").value == "2"
+    assert session.evaluate("hasattr(__import__('builtins'), '__jupyter_debug_relay__') and "
+                            f"{GUARDS_ON}").value == "[]"
+    assert session.continue_(timeout=30) is None
