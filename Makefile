@@ -36,6 +36,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema --check docs/comm-protocol.md
 	$(BIN)/python -m jupyter_debug_relay.server.openapi --check docs/http-api.md
+	$(BIN)/python -m jupyter_debug_relay.errors_page --check docs/python-api.md
 	$(BIN)/python -m jupyter_debug_relay.backends.debugpy.features_page --check docs/debugpy.md
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15 $(patsubst %,--ignore=%,$(ALONE))
@@ -46,6 +47,7 @@ test: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.kernel.comm_schema docs/comm-protocol.md
 	$(BIN)/python -m jupyter_debug_relay.server.openapi docs/http-api.md
+	$(BIN)/python -m jupyter_debug_relay.errors_page docs/python-api.md
 	$(BIN)/python -m jupyter_debug_relay.backends.debugpy.features_page docs/debugpy.md
 	$(BIN)/python -m jupyter_debug_relay.cli.demo docs/index.md
 	$(BIN)/python bench/figures.py README.md docs/performance.md docs/ray.md

@@ -1,6 +1,9 @@
 """Kernel benchmark: magics and the comm channel through a real kernel, beside ipykernel's debug protocol.
 
 Measures, in one run:
+- what importing the package costs (``python -X importtime -c "import jupyter_debug_relay"``: its self and cumulative
+  time) beside ipykernel's own import, interleaved, and ``%load_ext jupyter_debug_relay`` timed inside each kernel the
+  bench starts (what every kernel of the ``debug-relay`` spec pays at its start);
 - the round trip of ``%debug_session next`` executed from jupyter_client (execute → reply and idle), interleaved
   with the same step through the Python API (``s.next()`` in a cell) and an empty cell;
 - a comm request ``next`` to its ``stopped`` event;
@@ -13,7 +16,8 @@ Measures, in one run:
 and runs ``../shared/bench/ipykernel_debug_bench.py`` (JupyterLab's debug protocol) for the ratio, in
 ``--rounds`` rounds alternating with the steps' rounds (each in a kernel of its own).
 
-    python bench/kernel_bench.py [-n 200] [--anchor-n 50] [--rounds 3] [--flood-seconds 5] [--no-anchors]
+    python bench/kernel_bench.py [-n 200] [--anchor-n 50] [--rounds 3] [--flood-seconds 5] [--import-runs 10]
+                                 [--no-anchors]
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ import argparse
 import os
 import queue
 import random
+import re
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -32,6 +38,32 @@ from core_bench import TARGET  # the same target as the core benchmark and the a
 from jupyter_client.manager import start_new_kernel
 
 FLOOD = "import sys\nn = 0\nwhile True:\n    n += 1\n    sys.stdout.write(f'line {n}\\n')\n"
+IMPORTED = ("jupyter_debug_relay", "ipykernel")  # the package, and ipykernel's own import for scale
+LOAD_EXT = Samples()  # %load_ext jupyter_debug_relay timed inside each kernel the bench starts, ms
+TIMED_LOAD = ("import time as _t\n_a = _t.perf_counter()\nget_ipython().run_line_magic('load_ext', "
+              "'jupyter_debug_relay')\n(_t.perf_counter() - _a) * 1000")
+
+
+def import_times(module: str) -> tuple[float, float]:
+    """``python -X importtime -c "import MODULE"`` in a fresh interpreter: MODULE's self and cumulative ms."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
+                          text=True, timeout=120, check=True)
+    for line in done.stderr.splitlines():
+        found = re.fullmatch(r"import time:\s*(\d+) \|\s*(\d+) \| (\S+)", line)
+        if found and found.group(3) == module:  # its own line, not indented under another import
+            return int(found.group(1)) / 1000, int(found.group(2)) / 1000
+    raise RuntimeError(f"python -X importtime printed no line for {module}")
+
+
+def measure_imports(runs: int) -> dict[str, dict[str, Samples]]:
+    """``runs`` fresh imports of each of ``IMPORTED``, interleaved: per module, its self and cumulative ms."""
+    times = {module: {"self": Samples(), "cumulative": Samples()} for module in IMPORTED}
+    for _ in range(runs):
+        for module in IMPORTED:
+            own, cumulative = import_times(module)
+            times[module]["self"].add(own)
+            times[module]["cumulative"].add(cumulative)
+    return times
 
 
 def rss_mb(pid: int) -> float:
@@ -53,7 +85,7 @@ class Bench:
     def __init__(self, folder: str) -> None:
         self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=folder, stderr=subprocess.DEVNULL)
         self.pid = self.manager.provisioner.process.pid
-        self.cell("%load_ext jupyter_debug_relay")
+        LOAD_EXT.add(float(self.cell(TIMED_LOAD)))
         self.comm_id = uuid.uuid4().hex
         self.client.shell_channel.send(self.client.session.msg(
             "comm_open", {"comm_id": self.comm_id, "target_name": "jupyter_debug_relay", "data": {}}))
@@ -299,12 +331,14 @@ def main() -> None:
     parser.add_argument("--anchor-n", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3, help="alternations of the steps' runs and the anchor's")
     parser.add_argument("--flood-seconds", type=float, default=5.0)
+    parser.add_argument("--import-runs", type=int, default=10, help="fresh interpreters timing each import")
     parser.add_argument("--no-anchors", action="store_true")
     options = parser.parse_args()
     anchor = AnchorRuns("ipykernel_debug_bench.py")
     anchors = [] if options.no_anchors or not anchor.available else [
         (anchor, [str(max(1, options.anchor_n // options.rounds))])]
     steps = {key: Samples() for key in STEPS}
+    imports = measure_imports(options.import_runs)
     with tempfile.TemporaryDirectory() as folder:
         rounds(options.rounds, lambda _: measure_steps(max(1, options.n // options.rounds), folder, steps), anchors)
         flood = measure_flood(options.flood_seconds, folder)
@@ -313,6 +347,14 @@ def main() -> None:
         paced = measure_paced(folder)
     step_anchor = anchor.figure("step_ms") if anchors else None
     print(f"kernel benchmark, {options.rounds} rounds; times in ms")
+    table = Table("import (python -X importtime, medians)", "n", "self", "cumulative", "goal")
+    package, ipykernel = imports["jupyter_debug_relay"], imports["ipykernel"]
+    table.row("import jupyter_debug_relay", package["cumulative"].n, package["self"].median,
+              package["cumulative"].median, "<= 50")
+    table.row("import ipykernel, same run", ipykernel["cumulative"].n, ipykernel["self"].median,
+              ipykernel["cumulative"].median)
+    table.row("%load_ext jupyter_debug_relay in a kernel", LOAD_EXT.n, "", LOAD_EXT.median, "<= 50")
+    print()
     table = Table("measure", "n", "median", "p95", "goal", "ipykernel debug protocol", "ratio")
 
     def row(name: str, samples: Samples, goal: str, anchor_ms: float | None = None) -> None:
@@ -347,6 +389,8 @@ def main() -> None:
     if anchors:
         print(f"ipykernel debug protocol: {len(anchor.runs)} runs, {anchor.samples()} steps")
     record("kernel", {
+        "import_ms": {**{module: {kind: samples.summary() for kind, samples in times.items()}
+                         for module, times in imports.items()}, "load_ext": LOAD_EXT.summary()},
         **{f"{key}_ms": samples.summary() for key, samples in steps.items()},
         "comm_over_echo_and_step_ms": round(comm_over, 3), "flood": flood,
         "paced_20": {key: samples.summary() for key, samples in paced.items()},

@@ -2,24 +2,44 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-HINTS: dict[str, str] = {
-    "session_not_found": "List sessions with relay.sessions or `%debug_session list`.",
-    "file_not_found": "Check the path; relative paths are resolved against the working directory.",
-    "invalid_line": "Pick a line that holds code; the message names the nearest one.",
-    "syntax_error": "Fix the syntax error in the target, then launch again.",
-    "invalid_condition": "A condition must be a valid expression in the target's language.",
-    "not_paused": "Pause the target first (pause, or wait for a breakpoint).",
-    "not_running": "Launch or attach a session first; this one has ended.",
-    "timeout": "The target is still running; wait again or pause it.",
-    "target_exited": "The target has ended; launch it again to keep debugging.",
-    "adapter_failed": "The debug adapter stopped; launch a new session.",
-    "connection_failed": "Check that the target is listening at that address and reachable.",
-    "unsupported": "This backend cannot do that; see docs/backends.md for what each supports.",
-    "invalid_request": "Check the command and its arguments against the documentation.",
-    "protocol_error": "The peer sent something that breaks its protocol; the session cannot trust it.",
-    "evaluation_failed": "Fix the expression; it runs in the selected frame of the target.",
+
+class Code(NamedTuple):
+    """An error code's default hint (what to do) and the HTTP status of an answer that carries it."""
+
+    hint: str
+    status: int
+
+
+# Every error code the relay raises, and no other.
+CODES: dict[str, Code] = {
+    "invalid_request": Code("Check the command and its arguments against the documentation.", 400),
+    "file_not_found": Code("Check the path; relative paths are resolved against the working directory.", 400),
+    "invalid_line": Code("Pick a line that holds code; the message names the nearest one.", 400),
+    "syntax_error": Code("Fix the syntax error in the target, then launch again.", 400),
+    "invalid_condition": Code("A condition must be a valid expression in the target's language.", 400),
+    "evaluation_failed": Code("Fix the expression; it runs in the selected frame of the target.", 400),
+    "unauthorized": Code("Give the token the server was started with: the one it printed, or the one in its file "
+                         "in the Jupyter runtime dir.", 401),
+    "forbidden": Code("Use the address the server printed (e.g. http://127.0.0.1:PORT).", 403),
+    "read_only": Code("Ask the session's owner for a connection that is not read-only (expose without "
+                      "--read-only).", 403),
+    "session_not_found": Code("List sessions with relay.sessions or `%debug_session list`.", 404),
+    "not_found": Code("Check the name; list what exists first (`%bp profiles`, GET /openapi.json).", 404),
+    "method_not_allowed": Code("See GET /openapi.json for the methods each endpoint takes.", 405),
+    "not_paused": Code("Pause the target first (pause, or wait for a breakpoint).", 409),
+    "not_running": Code("Launch or attach a session first; this one has ended.", 409),
+    "target_exited": Code("The target has ended; launch it again to keep debugging.", 409),
+    "too_large": Code("Send less: page through values instead of sending them whole.", 413),
+    "unsupported": Code("This backend cannot do that; see docs/backends.md for what each supports.", 400),
+    "adapter_failed": Code("The debug adapter stopped; launch a new session.", 502),
+    "connection_failed": Code("Check that the target is listening at that address and reachable.", 502),
+    "protocol_error": Code("The peer sent something that breaks its protocol; the session cannot trust it.", 502),
+    "timeout": Code("The target is still running; wait again or pause it.", 504),
+    "internal_error": Code("This is a bug in jupyter_debug_relay; please report it.", 500),
+    "demo_failed": Code("The demo's cells show where the debugging went wrong; `jupyter-debug-relay doctor` checks "
+                        "the debugpy the example runs.", 500),
 }
 
 
@@ -36,7 +56,7 @@ class RelayError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-        self.hint = hint if hint is not None else HINTS.get(code, "")
+        self.hint = hint if hint is not None else (CODES[code].hint if code in CODES else "")
         self.details = details or {}
 
     def __str__(self) -> str:

@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 SESSION_STATES = ("created", "launching", "running", "paused", "terminated", "failed")
 
@@ -32,6 +32,16 @@ def as_dict(obj: Any) -> Any:
 @functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
+
+
+Model = TypeVar("Model")
+
+
+def from_json(kind: type[Model], data: dict[str, Any]) -> Model:
+    """A model object from its JSON form (an answer's, a recording's): keys it has no field for are left out, and
+    nested objects stay dicts (``stop_from_json`` makes a stop's)."""
+    names = _field_names(kind)
+    return kind(**{key: value for key, value in data.items() if key in names})
 
 
 @dataclass
@@ -82,6 +92,15 @@ class StopInfo:
     source_changed: bool = False  # the frame's file changed on disk since the target loaded it
     source_note: str = ""  # the sentence that says so
     source_line: str = ""  # the text of the line stopped on (from its file or the peer); empty when unknown
+
+
+def stop_from_json(data: dict[str, Any]) -> StopInfo:
+    """A stop from its JSON form (an answer's, a recording's ``stopped`` event), its frame and exception too."""
+    stop = from_json(StopInfo, data)
+    frame, exception = data.get("frame"), data.get("exception")
+    stop.frame = from_json(Frame, frame) if isinstance(frame, dict) else None
+    stop.exception = from_json(ExceptionInfo, exception) if isinstance(exception, dict) else None
+    return stop
 
 
 @dataclass

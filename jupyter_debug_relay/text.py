@@ -39,16 +39,23 @@ def where_text(frame: Frame | None, shorten: Callable[[str | None], str] = short
     return f"at {shorten(frame.path)}:{frame.line}{function}"
 
 
-def stop_text(stop: StopInfo) -> str:
-    """``paused at app.py:12 in compute() — breakpoint 1 [thread 1]``."""
+def stop_reason(stop: StopInfo) -> str:
+    """Why a target stopped, the same on every front end: ``breakpoint 1``, ``exception ValueError: bad value``
+    (the first line of its message), ``step``."""
     reason = stop.reason
     if stop.breakpoint_ids and reason in ("breakpoint", "function breakpoint"):
         reason += " " + ", ".join(str(i) for i in stop.breakpoint_ids)
     if stop.exception is not None:
-        reason = f"exception {stop.exception.type}: {stop.exception.message}"
+        first, *more = stop.exception.message.strip().splitlines() or [""]
+        reason = f"exception {stop.exception.type}" + (f": {first}" if first else "") + (" …" if more else "")
     if stop.output_line is not None:
         reason += f" (just after the output line {stop.output_line!r})"
-    return f"paused {where_text(stop.frame)} — {reason} [thread {stop.thread_id}]"
+    return reason
+
+
+def stop_text(stop: StopInfo) -> str:
+    """``paused at app.py:12 in compute() — breakpoint 1 [thread 1]``."""
+    return f"paused {where_text(stop.frame)} — {stop_reason(stop)} [thread {stop.thread_id}]"
 
 
 def finished_text(end: dict) -> str:
@@ -123,13 +130,30 @@ def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short
         f" log {bp.log_message}" if bp.log_message else "",
         f" (session {bp.session} only)" if bp.session else "",
     ))
+    warning = f"; warning: {bp.warning}" if bp.warning else ""
+    return f"breakpoint {bp.id} at {where}{extras} — {status_text(bp)}{warning}"
+
+
+def status_text(bp: Breakpoint) -> str:
+    """``verified``, ``disabled``, ``removed``, or why it does not stop a target: ``not verified: line 2 has no
+    code ...`` (refused or unverified, with the reason), ``not verified yet (checked when a session starts)``."""
+    if bp.status == "removed":
+        return "removed"
     if not bp.enabled:
-        status = "disabled"
-    elif bp.verified:
-        status = "verified"
-    else:
-        status = "not verified" + (f": {bp.message}" if bp.message else " yet (checked when a session starts)")
-    return f"breakpoint {bp.id} at {where}{extras} — {status}" + (f"; warning: {bp.warning}" if bp.warning else "")
+        return "disabled"
+    if bp.verified:
+        return "verified"
+    return "not verified" + (f": {bp.message}" if bp.message else " yet (checked when a session starts)")
+
+
+def unbound_lines(breakpoints: list[Breakpoint]) -> str:
+    """``\n  breakpoint 3 at app.py:2 — not verified: ...`` per breakpoint a start could not bind, or nothing."""
+    return "".join(f"\n  {breakpoint_text(bp)}" for bp in breakpoints)
+
+
+def replay_hint(uid: str) -> str:
+    """What to do with an ended session: replay its recording ``uid``."""
+    return f"Replay it with `jupyter-debug-relay replay {uid}`, or pick a live session."
 
 
 def watch_lines(watches: list[Watch]) -> str:

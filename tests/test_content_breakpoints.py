@@ -63,6 +63,21 @@ def test_the_magic_takes_a_file_and_the_text_of_a_line():
     assert (function.verb, function.spec.name) == ("func", "add")
 
 
+def test_the_api_reads_a_place_in_the_path_as_the_magic_does(relay, write):
+    app = write("app.py", APP)
+    add, back = line_of(app, "total += x"), line_of(app, "return total")
+    for place, line, content in ((f"{app}:{add}", add, None), (f'{app}:"total += x"', add, "total += x"),
+                                 (f"{app}:'return total'", back, "return total")):
+        spec = parse_bp_line(place).spec
+        assert (spec.path, spec.line or line, spec.content) == (app, line, content)
+        bp = relay.breakpoints.add(place)
+        assert (bp.path, bp.line, bp.content) == (app, line, content)
+    odd = write("odd.py:3", "a = 1\nb = 2\n")  # a file whose name reads like FILE:LINE is that file
+    assert relay.breakpoints.add(odd, 2).path == odd
+    placed = relay.breakpoints.add(f"{odd}:1")
+    assert (placed.path, placed.line) == (odd, 1)
+
+
 def test_a_content_breakpoint_is_found_again_after_the_file_is_edited(relay, write):
     app = write("app.py", APP)
     bp = relay.breakpoints.add(app, content="total += x")

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 
+from jupyter_debug_relay.errors import CODES, RelayError
 from tests.conftest import line_of
 from tests.kernels import APP, UID, Kernel
 
@@ -38,13 +39,23 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_doc_has_a_schema_for_every_message():
-    assert set(SCHEMAS) == {"Common", "Hello", "Event", "Batch", "Requests", "Request", "Response"}
+    assert set(SCHEMAS) == {"Common", "ErrorCode", "Hello", "Event", "Batch", "Requests", "Request", "Response"}
     for schema in SCHEMAS.values():
         jsonschema.Draft202012Validator.check_schema(schema)
     request = jsonschema.Draft202012Validator(SCHEMAS["Request"], registry=REGISTRY)
     request.validate({"type": "request", "v": 1, "id": 1, "command": "next", "session": "s1", "args": {}})
     with pytest.raises(jsonschema.ValidationError):
         request.validate({"type": "request", "id": 1, "command": "explode"})
+
+
+def test_an_error_response_carries_a_declared_code():
+    response = jsonschema.Draft202012Validator(SCHEMAS["Response"], registry=REGISTRY)
+    for code in CODES:
+        response.validate({"type": "response", "v": 1, "id": 1, "ok": False,
+                           "error": RelayError(code, "It went wrong.").to_dict()})
+    with pytest.raises(jsonschema.ValidationError):
+        response.validate({"type": "response", "v": 1, "id": 1, "ok": False,
+                           "error": {"code": "went_wrong", "message": "It went wrong.", "hint": ""}})
 
 
 class Frontend:

@@ -11,8 +11,10 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
+from jupyter_debug_relay import Relay
+from jupyter_debug_relay.kernel.context import Context
 from jupyter_debug_relay.operations import OPERATIONS
-from jupyter_debug_relay.server.mcp import LEAN, input_schema
+from jupyter_debug_relay.server.mcp import LEAN, input_schema, server
 from tests.server_fixtures import line_of, live_server, write
 
 APP = """
@@ -53,7 +55,7 @@ def test_mcp_stdio_breakpoint_launch_evaluate_next_continue_output(tmp_path):
             bp, _ = await call("add_breakpoint", path=app, line=line_of(app, "# here"))
             assert bp["breakpoint"]["line"] == line_of(app, "# here")
             stop, text = await call("launch", program=app)
-            assert stop["state"] == "paused" and "paused (breakpoint)" in text and "out.append" in text
+            assert stop["state"] == "paused" and "paused (breakpoint 1)" in text and "out.append" in text
             value, text = await call("evaluate", expression="v * factor")
             assert value["variable"]["value"] == "10" and text == "v * factor = 10  (int)"
             step, _ = await call("next")
@@ -83,3 +85,55 @@ def test_mcp_over_http_needs_the_token_and_lists_the_tools():
         client.post("/mcp/", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=more)
         listed = client.post("/mcp/", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=more)
         assert {t["name"] for t in listed.json()["result"]["tools"]} == set(OPERATIONS)
+
+
+def test_mcp_add_breakpoint_reads_a_place_written_in_the_path(tmp_path):
+    app = write(tmp_path, "scale.py", APP)
+    odd = write(tmp_path, "odd.py:5", "a = 1\nb = 2\n")  # a file whose name reads like FILE:LINE
+
+    async def session(relay: Relay) -> None:
+        async with Client(server(relay)) as client:
+            async def add(**args) -> dict:
+                result = await client.call_tool("add_breakpoint", args)
+                assert not result.is_error, result.content[0].text
+                return result.structured_content["breakpoint"]
+
+            by_line = await add(path=f"{app}:{line_of(app, '# here')}")
+            assert (by_line["path"], by_line["line"], by_line["content"]) == (app, line_of(app, "# here"), None)
+            by_text = await add(path=f'{app}:"for v in values:"')
+            assert (by_text["path"], by_text["line"]) == (app, line_of(app, "for v in values"))
+            assert by_text["content"] == "for v in values:"
+            assert (await add(path=odd, line=2))["path"] == odd
+            refused = await client.call_tool("add_breakpoint", {"path": f"{app}:3", "line": 4})
+            assert refused.is_error and refused.structured_content["error"]["details"]["field"] == "line"
+
+    with Relay() as relay:
+        anyio.run(session, relay)
+
+
+def test_a_failed_launch_does_not_become_the_default_session(tmp_path):
+    app = write(tmp_path, "scale.py", APP)
+    broken = write(tmp_path, "broken.py", "def f(:\n    pass\n")
+
+    async def session(relay: Relay) -> str:
+        async with Client(server(relay)) as client:
+            async def call(name: str, **args) -> dict:
+                result = await client.call_tool(name, args)
+                assert not result.is_error, result.content[0].text
+                return result.structured_content
+
+            await call("add_breakpoint", path=app, line=line_of(app, "# here"))
+            paused = await call("launch", program=app)
+            assert paused["state"] == "paused"
+            failed = await client.call_tool("launch", {"program": broken})
+            assert failed.is_error and failed.structured_content["error"]["code"] == "syntax_error"
+            step = await call("next")
+            assert step["state"] == "paused" and step["stop"]["reason"] == "step"
+            assert Context(relay).session().id == paused["session"]["id"]  # the magics' default too
+            end = await call("terminate")
+            assert end["state"] == "terminated"
+            return paused["session"]["id"]
+
+    with Relay() as relay:
+        first = anyio.run(session, relay)
+        assert [(h.id == first, h.state) for h in relay.sessions] == [(True, "terminated"), (False, "failed")]

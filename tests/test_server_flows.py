@@ -181,6 +181,59 @@ def test_invalid_breakpoint_locations_3_7_and_4_2(api, tmp_path):
     assert missing["breakpoint"]["verified"] is False and "pending" in missing["breakpoint"]["message"]
 
 
+def test_a_breakpoint_place_written_in_the_path(api, tmp_path):
+    app = write(tmp_path, "app.py", APP)
+    by_line = ok(api.post("/breakpoints", json={"path": f"{app}:{line_of(app, '# add')}"}))["breakpoint"]
+    assert (by_line["path"], by_line["line"]) == (app, line_of(app, "# add"))
+    by_text = ok(api.post("/breakpoints", json={"path": f"{app}:'result = total(values)'"}))["breakpoint"]
+    assert (by_text["line"], by_text["content"]) == (line_of(app, "# call"), "result = total(values)")
+    lineless = error(api.post("/breakpoints", json={"path": app}), 400, "invalid_request")
+    assert "FILE:LINE" in lineless["hint"]
+
+
+def test_a_text_no_line_holds_is_told_without_the_magics_syntax(api, tmp_path):
+    app = write(tmp_path, "app.py", APP)
+    nowhere = error(api.post("/breakpoints", json={"path": app, "content": "no line reads like this"}), 400,
+                    "invalid_line")
+    assert "no line reads like this" in nowhere["message"] and "%bp" not in nowhere["hint"]
+
+
+def test_a_launch_into_a_session_not_created_says_to_create_it(api, tmp_path):
+    app = write(tmp_path, "app.py", APP)
+    absent = error(api.post("/sessions/agent-7/launch", json={"program": app}), 404, "session_not_found")
+    assert "create" in absent["hint"] and "launch one first" not in absent["hint"]
+    assert absent["details"]["field"] == "session" and ok(api.get("/sessions"))["sessions"] == []
+
+
+@pytest.fixture
+def paused(api, tmp_path):
+    """A session of ``APP`` paused in ``total``, deleted at the end."""
+    app = write(tmp_path, "app.py", APP)
+    sid = ok(api.post("/sessions", json={}))["session"]["id"]
+    ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": app, "line": line_of(app, "# add")}))
+    assert ok(api.post(f"/sessions/{sid}/launch", json={"program": app}))["state"] == "paused"
+    yield sid
+    ok(api.delete(f"/sessions/{sid}"))
+
+
+def test_evaluate_in_a_frame_the_stop_lacks_names_the_frame(api, paused):
+    frames = ok(api.get(f"/sessions/{paused}/stacktrace"))["frames"]
+    unknown = max(f["id"] for f in frames) + 1000
+    gone = error(api.post(f"/sessions/{paused}/evaluate", json={"expression": "acc", "frame_id": unknown}), 400,
+                 "invalid_request")
+    assert str(unknown) in gone["message"] and "stack" in gone["hint"] and "expression" not in gone["hint"]
+    assert gone["details"]["field"] == "frame_id"
+    caller = ok(api.post(f"/sessions/{paused}/evaluate", json={"expression": "values", "frame_id": frames[1]["id"]}))
+    assert caller["variable"]["value"] == "[3, 4, 5]"
+
+
+def test_an_evaluation_error_keeps_the_adapters_message_not_its_traceback(api, paused):
+    raised = error(api.post(f"/sessions/{paused}/evaluate", json={"expression": "acc / 0"}), 400,
+                   "evaluation_failed")
+    assert raised["details"]["adapter_message"] == "ZeroDivisionError: division by zero"
+    assert raised["details"]["type"] == "ZeroDivisionError"
+
+
 def test_idle_session_times_out_3_8(api, tmp_path):
     app = write(tmp_path, "idle.py", "x = 1  # here\n")
     sid = ok(api.post("/sessions", json={"timeout_minutes": 0.02}))["session"]["id"]

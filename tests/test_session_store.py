@@ -193,7 +193,8 @@ def test_the_cli_follows_attaches_to_and_replays_a_session(home, program, paused
                                                    home=home).stdout.splitlines()]
     assert {row[1] for row in replayed} == {"stopped", "output"}
     stops = [row[2] for row in replayed if row[1] == "stopped"]
-    assert stops[:2] == [f"breakpoint in <module>() at {program}:{line}", f"step in <module>() at {program}:{line - 2}"]
+    assert stops[:2] == [f"breakpoint 1 in <module>() at {program}:{line}",
+                          f"step in <module>() at {program}:{line - 2}"]
     as_json = [json.loads(row) for row in cli("replay", uid, "--json", home=home).stdout.splitlines()]
     assert [e["seq"] for e in as_json] == sorted(e["seq"] for e in as_json)
     first_stop = [e["type"] for e in as_json].index("stopped")

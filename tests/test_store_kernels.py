@@ -70,7 +70,7 @@ def test_two_kernels_record_apart_and_the_cli_drives_one_of_them(two_kernels, tm
     assert re.fullmatch(rf"id\s+place\s+condition\s+status\n{row}", listed_a)
     assert "/b/app.py" in cli("bp", "list", home=home).stdout  # current: the newest session, kernel b's
     stopped = cli("continue", "--session", uid_a, home=home).stdout
-    assert stopped == f"paused: breakpoint in compute() at {app}:{loop}\n"
+    assert stopped == f"paused: breakpoint 1 in compute() at {app}:{loop}\n"
     assert a.magic("%dbg eval i").text == "2"
     removed = cli("bp", "rm", "1", "--session", uid_a, home=home).stdout.splitlines()[1].split()
     assert removed[0] == "1" and removed[-1] == "removed"
@@ -108,7 +108,7 @@ def test_a_recording_replays_in_the_kernel_and_its_panel(kernel, write):
     replayed = kernel.magic(f"%dbg replay {uid[:-1]}").text.splitlines()
     assert replayed[0] == f"replay of {uid} (s1): 3 stops, exit code 3"
     assert [re.sub(r"\+\d+\.\d\ds", "+T", row) for row in replayed[1:]] == [
-        f"#{i} +T breakpoint in compute() at app.py:{loop}" for i in range(3)]
+        f"#{i} +T breakpoint 1 in compute() at app.py:{loop}" for i in range(3)]
     cell = kernel.magic(f"""
 r = %dbg replay {uid}
 p = r.panel()

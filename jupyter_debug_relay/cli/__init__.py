@@ -113,6 +113,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
 
 def _serve(options: argparse.Namespace) -> int:
     """Run the relay server (or MCP on stdio) until shutdown; the relay's targets are reaped at the end."""
+    from .. import dapserver  # noqa: F401  (registers the DAP server as the `expose` operation's opener)
     from ..facade.relay import Relay
 
     # SIGTERM ends the process through SystemExit, as Ctrl-C does through KeyboardInterrupt, so that the token

@@ -16,11 +16,12 @@ from typing import Any
 
 from ..errors import RelayError
 from ..kernel.grammar import field_arg
+from ..model import Breakpoint, from_json, stop_from_json
 from ..operations import OPERATIONS, parse, snapshot
 from ..operations.spelling import flag
 from ..store.recording import COMMANDS, EVENTS, Home
-from ..text import short_path, warnings_line
-from .render import Printer
+from ..text import replay_hint, short_path, status_text, stop_reason, warnings_line
+from .render import Printer, place
 
 REQUEST_TIMEOUT = 30.0  # the owning relay's default request timeout: what an answer may take beyond a wait
 
@@ -95,7 +96,7 @@ def register(verbs: Any) -> None:
     for verb in BP_VERBS:
         parser = bp_verbs.add_parser(verb.word, help=OPERATIONS[verb.operation].summary)
         if verb.word == "add":
-            parser.add_argument("place", metavar="FILE:LINE", help="FILE:LINE, or FILE with --content")
+            parser.add_argument("place", metavar="FILE:LINE", help='FILE:LINE, FILE:"TEXT", or FILE with --content')
         add_fields(parser, verb)
         _common(parser)
         parser.set_defaults(run=lambda o, v=verb: _send_one(o, v.operation, _bp_args(o, v)))
@@ -116,14 +117,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _bp_args(options: argparse.Namespace, verb: Verb) -> dict[str, Any]:
     args = fields_of(options, verb)
-    if verb.word == "add" and args.get("content"):  # FILE --content TEXT: the line holding TEXT
-        args.update(path=os.path.abspath(os.path.expanduser(options.place)))
-    elif verb.word == "add":
-        path, sep, line = options.place.rpartition(":")
-        if not sep or not line.isdigit():
-            raise RelayError("invalid_request", f"{options.place!r} is not FILE:LINE.",
-                             'e.g. bp add app.py:12, or bp add app.py --content "total += x"')
-        args.update(path=os.path.abspath(os.path.expanduser(path)), line=int(line))
+    if verb.word == "add":  # FILE:LINE, FILE:"TEXT" or FILE (with --content): the operation reads the place
+        args.update(path=os.path.join(os.getcwd(), os.path.expanduser(options.place)))  # not normalized: TEXT stays
     return args
 
 
@@ -143,7 +138,7 @@ def send(home: Home, key: str, operation: str, args: dict[str, Any]) -> Any:
     entry = home.resolve(key)
     if not entry["live"]:
         raise RelayError("not_running", f"Session {entry['uid']} ({entry.get('name')}) has ended; it takes no "
-                         "commands.", "Replay it with `jupyter-debug-relay replay UID`, or pick a live session.")
+                         "commands.", replay_hint(entry["uid"]))
     folder = home.folder(entry["uid"])
     offset = (folder / EVENTS).stat().st_size
     command_id = uuid.uuid4().hex[:12]
@@ -207,13 +202,11 @@ def _inspect(options: argparse.Namespace) -> int:
 # -- showing -----------------------------------------------------------------------------------------
 
 def stop_line(result: dict[str, Any]) -> str:
-    """``paused: breakpoint in compute() at app.py:6``, or the state when there is no stop."""
+    """``paused: breakpoint 1 in compute() at app.py:6``, or the state when there is no stop."""
     stop, state = result.get("stop"), result.get("state")
     if not stop:
         return f"{state}: exit code {result['exit_code']}" if result.get("exit_code") is not None else str(state)
-    frame = stop.get("frame") or {}
-    return (f"{state}: {stop.get('reason')} in {frame.get('name')}() at {short_path(frame.get('path') or '')}:"
-            f"{frame.get('line')}")
+    return f"{state}: {stop_reason(stop_from_json(stop))} in {place(stop.get('frame'))}"
 
 
 def show(printer: Printer, operation: str, result: Any) -> None:
@@ -243,7 +236,7 @@ def show(printer: Printer, operation: str, result: Any) -> None:
         printer.table(("id", "place", "condition", "status"), [
             (b["id"], f"{short_path(b.get('path') or '')}:{b.get('line')}" if b.get("path")
              else b.get("name") or b.get("kind"), b.get("condition") or "",
-             b.get("status") or "pending") for b in bps],
+             status_text(from_json(Breakpoint, b))) for b in bps],
             "no breakpoints")
     else:
         printer.data(result)

@@ -8,7 +8,8 @@ import threading
 import time
 from typing import Any
 
-from ..text import short_path
+from ..model import Breakpoint, from_json, stop_from_json
+from ..text import short_path, status_text, stop_reason
 
 _WRITING = threading.Lock()  # attach prints from two threads: one whole line at a time
 STYLES = {"stopped": "bold magenta", "continued": "magenta", "session": "cyan", "output": "green",
@@ -16,7 +17,8 @@ STYLES = {"stopped": "bold magenta", "continued": "magenta", "session": "cyan", 
           "dropped": "red", "snapshot": "dim", "breakpoint": "blue"}
 
 
-def _place(frame: dict[str, Any] | None) -> str:
+def place(frame: dict[str, Any] | None) -> str:
+    """``compute() at app.py:6`` (a frame in its JSON form)."""
     if not frame:
         return "?"
     return f"{frame.get('name', '?')}() at {short_path(frame.get('path') or '')}:{frame.get('line')}"
@@ -26,7 +28,7 @@ def summary(event: dict[str, Any]) -> str:
     """One line saying what an event of a recording was."""
     kind, data = event.get("type"), event.get("data") or {}
     if kind == "stopped":
-        return f"{data.get('reason')} in {_place(data.get('frame'))}"
+        return f"{stop_reason(stop_from_json(data))} in {place(data.get('frame'))}"
     if kind == "output":
         return repr(data.get("text", ""))[1:-1][:200]
     if kind == "session":
@@ -43,7 +45,7 @@ def summary(event: dict[str, Any]) -> str:
     if kind == "breakpoint":
         bp = data.get("breakpoint") or {}
         where = f"{short_path(bp.get('path') or '')}:{bp.get('line')}" if bp.get("path") else bp.get("name")
-        return f"{bp.get('id')} {where} {bp.get('status') or ('verified' if bp.get('verified') else 'pending')}"
+        return f"{bp.get('id')} {where} {status_text(from_json(Breakpoint, bp))}"
     if kind == "snapshot":
         return f"{len(data.get('frames') or [])} frames, {len(data.get('variables') or [])} variables"
     if kind == "dropped":

@@ -149,8 +149,7 @@ class Client:
             return self._join(request, command, args)
         elif self.server.read_only and command in requests.CHANGING:
             self._refuse(request, RelayError(
-                "read_only", f"This connection is read-only: {command} would change the session.",
-                "Ask the session's owner for a connection that is not read-only (expose without --read-only)."))
+                "read_only", f"This connection is read-only: {command} would change the session."))
         else:
             try:
                 body = await self.requests.answer(command, args)

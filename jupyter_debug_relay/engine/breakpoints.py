@@ -107,14 +107,14 @@ class BreakpointStore:
         """The line of ``path`` holding ``content`` and the match's warning; a file not there yet keeps ``near``."""
         if not content.strip():
             raise RelayError("invalid_request", "A breakpoint by content needs the text of its line.",
-                             'e.g. %bp app.py:"total += x"', {"field": "content"})
+                             "Give text copied from the line, e.g. total += x.", {"field": "content"})
         if not os.path.isfile(path):
             return near or 1, f"{os.path.basename(path)} does not exist yet: its line is looked up when it does"
         self.edited()  # other breakpoints of the file follow its edits before a line of the new text is taken
         anchor = anchors.find(file_text(path), content, near)
         if anchor.line is None:
             raise RelayError("invalid_line", f"No line of {os.path.basename(path)} holds {content.strip()!r}.",
-                             "Give text copied from the line, e.g. %bp app.py:\"total += x\".",
+                             "Give text copied from one of its lines, as it is written there (e.g. total += x).",
                              {"path": path, "content": content})
         return anchor.line, anchor.warning
 
@@ -224,7 +224,7 @@ class BreakpointStore:
         """Pause a session just after a line of its output matches ``pattern`` (``re.search``)."""
         if not pattern:
             raise RelayError("invalid_request", "An output breakpoint needs a regular expression.",
-                             "e.g. %bp output ^ERROR", {"field": "pattern"})
+                             "Give a regular expression, e.g. ^ERROR.", {"field": "pattern"})
         try:
             re.compile(pattern)
         except re.error as exc:

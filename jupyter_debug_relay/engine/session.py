@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..backends.base import Backend, BackendEvents
@@ -106,6 +107,7 @@ class Session(Link, BackendEvents):
         self.exceptions: str | None = None  # this session's own exception mode; None follows the relay's
         self.stopped_by_user = False  # ended by a terminate the user asked for
         self.pause_pending = False  # a pause was asked and the target has not stopped since
+        self.ran = False  # its target ran (it was running or paused once): a session whose start failed never did
 
     # -- state ------------------------------------------------------------------------------
 
@@ -126,6 +128,7 @@ class Session(Link, BackendEvents):
             if self.state == "paused" and self.manager.store is not None:
                 self.manager.store.left_stop(self, self._stop_seq)
             self.state = state
+            self.ran = self.ran or state in ("running", "paused")
             # a target that has just started or resumed cannot be blocked on its stdin yet: no need to look
             self.emit("session", {"state": state, "info": as_dict(self.info(look_at_stdin=False))})
         self._notify()
@@ -358,6 +361,36 @@ class Session(Link, BackendEvents):
         frames, _ = await self.backend.stack(self.stop.thread_id, 0, 1)
         return frames[0].id if frames else None
 
+    @contextlib.asynccontextmanager
+    async def _in_frame(self, frame_id: int | None) -> AsyncIterator[None]:
+        """A request on frame ``frame_id``; if it fails and no thread of the stop holds that frame, the error names
+        the frame instead."""
+        try:
+            yield
+        except RelayError:
+            if frame_id is None or self.state != "paused" or await self._holds_frame(frame_id):
+                raise
+            raise RelayError("invalid_request", f"Session {self.name} has no frame {frame_id} at this stop.",
+                             "List the frames with stack and pass the id of one of them as frame_id.",
+                             {"field": "frame_id", "frame_id": frame_id}) from None
+
+    async def _holds_frame(self, frame_id: int) -> bool:
+        """Whether a thread of the stop has frame ``frame_id`` (True when the backend cannot tell)."""
+        if any(frame.id == frame_id for frame in self.seen.get("frames") or ()):
+            return True  # listed at this stop: no need to ask
+        try:
+            threads = await self.backend.threads()
+        except RelayError:
+            return True
+        for thread in threads:
+            try:
+                frames, _ = await self.backend.stack(thread.id, 0, None)
+            except RelayError:
+                continue  # a running thread has no frames
+            if any(frame.id == frame_id for frame in frames):
+                return True
+        return False
+
     def _cut(self, var: Variable) -> Variable:
         limit = self.manager.max_value_length
         if len(var.value) > limit:
@@ -381,7 +414,8 @@ class Session(Link, BackendEvents):
 
     async def scopes(self, frame_id: int | None) -> list[Scope]:
         frame = await self._frame_id(frame_id)
-        scopes = await self.backend.scopes(frame) if frame is not None else []
+        async with self._in_frame(frame_id):
+            scopes = await self.backend.scopes(frame) if frame is not None else []
         frames = self.seen.get("frames")
         top = frames[0].id if frames else self.stop.frame.id if self.stop and self.stop.frame else None
         if scopes and frame == top:
@@ -404,7 +438,8 @@ class Session(Link, BackendEvents):
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
         if not expression.strip():
             raise RelayError("invalid_request", "There is nothing to evaluate.")
-        value = await self.backend.evaluate(expression, await self._frame_id(frame_id), context)
+        async with self._in_frame(frame_id):
+            value = await self.backend.evaluate(expression, await self._frame_id(frame_id), context)
         return value if context == "clipboard" else self._cut(value)  # the clipboard gets the whole value
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
@@ -413,10 +448,12 @@ class Session(Link, BackendEvents):
 
     async def set_expression(self, expression: str, value: str, frame_id: int | None) -> Variable:
         self.require_paused()
-        return self._cut(await self.backend.set_expression(expression, value, await self._frame_id(frame_id)))
+        async with self._in_frame(frame_id):
+            return self._cut(await self.backend.set_expression(expression, value, await self._frame_id(frame_id)))
 
     async def completions(self, text: str, frame_id: int | None) -> list[str]:
-        return await self.backend.completions(text, await self._frame_id(frame_id))
+        async with self._in_frame(frame_id):
+            return await self.backend.completions(text, await self._frame_id(frame_id))
 
     async def source(self, frame: Frame | None) -> SourceText:
         """The frame's source text (the stop's by default), with a note when its file changed since it loaded."""

@@ -29,7 +29,7 @@ from ..protocols.timeouts import clamp_timeout
 from ..remote.registry import Remotes
 from ..store.profiles import ProfileStore
 from ..store.recorder import SessionStore
-from ..text import breakpoint_text, warnings_line
+from ..text import unbound_lines, warnings_line
 from .handles import SessionHandle, handle_for
 
 MARGIN = 5.0  # seconds a facade call waits beyond the engine's own timeout
@@ -132,10 +132,10 @@ class Relay:
         if handle.warnings:
             warnings.warn(TargetWarning(f"Session {handle.name}: {warnings_line(handle.warnings)}"), stacklevel=3)
         if handle.unverified:
-            lines = "".join(f"\n  {breakpoint_text(bp)}" for bp in handle.unverified)
             many = len(handle.unverified) != 1
             warnings.warn(BreakpointWarning(f"Session {handle.name} started, but {len(handle.unverified)} "
-                                            f"breakpoint{'s' if many else ''} will not stop it:{lines}"),
+                                            f"breakpoint{'s' if many else ''} will not stop it:"
+                                            f"{unbound_lines(handle.unverified)}"),
                           stacklevel=3)
         return handle
 

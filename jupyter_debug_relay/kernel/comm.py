@@ -20,7 +20,6 @@ from ..operations import OPERATIONS
 
 log = logging.getLogger(__name__)
 
-TARGET = "jupyter_debug_relay"
 VERSION = 1
 MAX_BACKLOG = 2000  # events waiting for one comm
 MAX_BACKLOG_BYTES = 1 << 20  # UTF-8 bytes of output text waiting for one comm (and no more than its ring holds)
@@ -209,30 +208,23 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 class CommChannel:
-    """Registers the comm target and keeps one ``Peer`` per open comm; every peer gets every event."""
+    """Keeps one ``Peer`` per open comm (the extension registers the comm target); every peer gets every event."""
 
     def __init__(self, relay: Relay) -> None:
         self.relay = relay
         self.peers: set[Peer] = set()
-        self._manager: Any = None
 
-    def register(self) -> None:
-        from comm import get_comm_manager
-
-        self._manager = get_comm_manager()
-        self._manager.register_target(TARGET, self._open)
-
-    def _open(self, comm: Any, open_msg: dict[str, Any]) -> None:
+    def open(self, comm: Any, open_msg: dict[str, Any]) -> None:
+        """A frontend opened a comm: answer its hello and stream it the events (since ``data.since`` if given)."""
         data = open_msg.get("content", {}).get("data") or {}
         since = data.get("since") if isinstance(data, dict) else None
         self.peers.add(Peer(self, comm, since if isinstance(since, int) and not isinstance(since, bool) else None))
 
     def close(self) -> None:
+        """Close every open comm."""
         for peer in list(self.peers):
             peer.close()
             try:
                 peer.comm.close()
             except Exception:
                 log.debug("comm close failed", exc_info=True)
-        if self._manager is not None:
-            self._manager.unregister_target(TARGET, self._open)

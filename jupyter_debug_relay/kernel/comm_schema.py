@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import generated
+from ..errors import CODES
 from ..operations import OPERATIONS, Operation
 from ..operations.params import ExceptionsParams
 from .comm import COMMANDS
 
 REQUEST_ID = "urn:jupyter-debug-relay:comm:request"
+ERROR_CODE_ID = "urn:jupyter-debug-relay:comm:error-code"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "comm-protocol.md"
 
 
@@ -79,6 +81,12 @@ def request_schema() -> dict[str, Any]:
     }
 
 
+def error_code_schema() -> dict[str, Any]:
+    """The JSON Schema of an error's ``code``: every code the relay declares."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": ERROR_CODE_ID, "title": "ErrorCode",
+            "enum": list(CODES)}
+
+
 # -- the page ------------------------------------------------------------------------------------------
 
 def _json_block(schema: dict[str, Any]) -> str:
@@ -117,7 +125,8 @@ def requests_table() -> str:
     return "\n".join(head + [_row(op) for op in OPERATIONS.values()])
 
 
-BLOCKS = {"requests": requests_table, "request-schema": lambda: _json_block(request_schema())}
+BLOCKS = {"requests": requests_table, "request-schema": lambda: _json_block(request_schema()),
+          "error-code-schema": lambda: "```json\n" + json.dumps(error_code_schema(), indent=2) + "\n```"}
 
 
 def render(text: str) -> str:

@@ -16,7 +16,7 @@ from ..model import Variable, as_dict
 from ..operations import snapshot
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..source.lines import file_line
-from ..text import breakpoint_text, short_path, stop_with_line, warnings_line
+from ..text import short_path, stop_with_line, unbound_lines, warnings_line
 from .context import Context, Words
 from .editing import EditingWords
 from .grammar import Command, parse_session_line, usage
@@ -415,7 +415,7 @@ def _pick_scope(scopes: list, name: str | None):
 
 def _told(result: StopResult, started: dict[str, Any]) -> StopResult:
     """``result`` of a start with a line for each breakpoint it could not bind, and why, and a line of warnings."""
-    result.text += "".join(f"\n  {breakpoint_text(bp)}" for bp in started["unverified"])
+    result.text += unbound_lines(started["unverified"])
     if started.get("warnings"):
         result.text += "\n" + warnings_line(started["warnings"])
     return result

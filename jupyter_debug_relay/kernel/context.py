@@ -36,9 +36,8 @@ class Context:
             return self._current  # ids are never reused: no hop to look it up again
         key = name or self.current
         if key is None:
-            started = self.relay.sessions  # e.g. by a comm request: the latest one is current
-            if started:
-                return self.adopt(started[-1])
+            if self.relay.sessions:  # e.g. started by a comm request: the operations' default one is current
+                return self.adopt(self.relay.get(self.relay.operations.call("status", {})["session"].id))
             raise RelayError("session_not_found", "No debug session is running in this kernel.",
                              "Start one with `%debug_session launch SCRIPT` (see `%debug_session help`).")
         return self.relay.get(key)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..errors import RelayError
 from ..model import Breakpoint
+from ..operations.locations import location
 from .grammar import split
 
 BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "output", "edit", "list", "rm", "clear", "disable",
@@ -28,7 +29,6 @@ class BpCommand:
 
 _LINE_CLAUSES = re.compile(r"(if|hit|log)(?=\s|$)")
 _STAGE_CLAUSES = re.compile(r"(if|rule)(?=\s)")
-_CONTENT = re.compile(r"""(.+?):(["'])(.*)\2""", re.DOTALL)  # FILE:"text of the line"
 
 
 def _clauses(text: str, keywords: re.Pattern[str]) -> tuple[str, dict[str, str]]:
@@ -139,26 +139,23 @@ def parse_bp_line(line: str) -> BpCommand:
             raise RelayError("invalid_request", f"`rule` takes a rule index, not {rule!r}.") from None
         return BpCommand("stage", Breakpoint(id=0, kind="stage", flow=words[0], stage=words[1], rule_index=rule_index,
                                              condition=condition))
-    by_content = _CONTENT.fullmatch(head)
-    if by_content:  # FILE:"text of the line"
-        path_words = split(by_content.group(1))
+    spot = location(head)
+    if spot is not None and spot.content is not None:  # FILE:"text of the line", FILE in shell quotes
+        path_words = split(spot.path)
         if len(path_words) != 1:
-            raise RelayError("invalid_request", f"Cannot read {by_content.group(1)!r} as a file.",
+            raise RelayError("invalid_request", f"Cannot read {spot.path!r} as a file.",
                              'Usage: %bp FILE:"TEXT OF THE LINE"; quote a path with spaces.')
-        return BpCommand("line", Breakpoint(id=0, kind="line", path=path_words[0], content=by_content.group(3)
-                                            .replace("\\" + by_content.group(2), by_content.group(2)),
+        return BpCommand("line", Breakpoint(id=0, kind="line", path=path_words[0], content=spot.content,
                                             condition=condition, hit_condition=clauses.get("hit") or None,
                                             log_message=clauses.get("log") or None))
     words = split(head)
     if len(words) != 1 or ":" not in words[0]:
         raise RelayError("invalid_request", f"Cannot read {head!r} as FILE:LINE.",
                          'Usage: %bp FILE:LINE [if CONDITION] [hit HIT] [log MESSAGE]; quote a path with spaces.')
-    path, _, number = words[0].rpartition(":")
-    try:
-        line_number = int(number)
-    except ValueError:
-        raise RelayError("invalid_line", f"{number!r} is not a line number.", "Write FILE:LINE, e.g. app.py:12.") \
-            from None
-    return BpCommand("line", Breakpoint(id=0, kind="line", path=path, line=line_number, condition=condition,
+    spot = location(words[0])
+    if spot is None or spot.line is None:
+        raise RelayError("invalid_line", f"{words[0].rpartition(':')[2]!r} is not a line number.",
+                         "Write FILE:LINE, e.g. app.py:12.")
+    return BpCommand("line", Breakpoint(id=0, kind="line", path=spot.path, line=spot.line, condition=condition,
                                         hit_condition=clauses.get("hit") or None,
                                         log_message=clauses.get("log") or None))

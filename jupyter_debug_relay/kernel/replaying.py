@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..store.replay import Recording
+from ..text import stop_reason
 from .results import Result, _e, _table
 
 
@@ -27,5 +28,5 @@ class ReplayResult(Result):
 
     def _repr_html_(self) -> str:
         head = self.text.splitlines()[0]
-        rows = [(s.index, f"+{s.offset:.2f}s", s.stop.reason, s.describe().split(" in ", 1)[1]) for s in self.stops]
+        rows = [(s.index, f"+{s.offset:.2f}s", stop_reason(s.stop), s.where) for s in self.stops]
         return f"<b>{_e(head)}</b>" + _table(("#", "at", "reason", "where"), rows)

@@ -56,14 +56,16 @@ PAUSED_ERRORS = (*SESSION_ERRORS, "not_paused", "target_exited", "timeout", "pro
 
 
 def session_of(ctx: Context, key: str | None) -> Session:
-    """The session named ``key``, or the most recent one."""
+    """The session named ``key``, or the most recent one whose start did not fail (the most recent if every one's
+    did, so a call says why)."""
     manager = ctx.manager
     if key is not None:
         return manager.get(key)
     if not manager.sessions:
         raise RelayError("session_not_found", "There is no debug session yet.",
                          "Start one with launch, attach or connect.")
-    session = list(manager.sessions.values())[-1]
+    sessions = list(manager.sessions.values())
+    session = next((s for s in reversed(sessions) if s.ran or s.state != "failed"), sessions[-1])
     session.touch()
     return session
 

@@ -124,7 +124,11 @@ def _into(op: Operation) -> Operation:
         if p.session is None:
             out = await op.run(ctx, inner)
         else:
-            session = ctx.manager.get(p.session)
+            try:
+                session = ctx.manager.get(p.session)
+            except RelayError as exc:
+                raise RelayError(exc.code, exc.message, f"Make it first with create (name {p.session!r}), or leave "
+                                 f"out session to {op.name} in a new one.", {"field": "session"}) from None
             if session.state not in ("created", "failed"):  # failed: its start failed, so it has no target
                 raise RelayError("invalid_request", f"Session {session.name} is {session.state}; {op.name} can only "
                                  "start a target in a session that has none yet, or whose start failed.",

@@ -1,7 +1,8 @@
 """``expose``: a session served over DAP, so editors (VS Code, nvim-dap, dap-mode) join it beside its owner.
 
-The DAP server is a front end above the operations; it registers itself here as the ``Opener`` when the package
-is imported, so the verb is declared once and reaches it from every front end.
+The DAP server is a front end above the operations; it registers itself here as the ``Opener`` when it is imported
+(with the package's ``Relay``, the kernel's relay and ``jupyter-debug-relay serve``'s), so the verb is declared once
+and reaches it from every front end.
 """
 
 from __future__ import annotations
@@ -29,14 +30,15 @@ class Opener(Protocol):
     async def __call__(self, ctx: Context, session: str, port: int, read_only: bool) -> dict[str, Any]: ...
 
 
-OPENERS: list[Opener] = []  # the DAP front end, once the package is imported
+OPENERS: list[Opener] = []  # the DAP front end, once jupyter_debug_relay.dapserver is imported
 
 
 async def _expose(ctx: Context, p: ExposeParams) -> dict[str, Any]:
     session = session_of(ctx, p.session)
     if not OPENERS:
         raise RelayError("unsupported", "No DAP server is loaded in this process.",
-                         "Import jupyter_debug_relay (the package) before calling expose.")
+                         "Take Relay from the package (`from jupyter_debug_relay import Relay`) or import "
+                         "jupyter_debug_relay.dapserver before calling expose.")
     return await OPENERS[-1](ctx, session.id, p.port, p.read_only)
 
 

@@ -37,7 +37,7 @@ class Params(BaseModel):
 
 
 class SessionParams(Params):
-    """An operation on one session; without ``session`` it acts on the most recent one."""
+    """An operation on one session; without ``session`` it acts on the most recent one whose start did not fail."""
 
     session: StrictStr | None = Field(None, description="A session id (s1) or name; default: the most recent.")
 
@@ -181,7 +181,7 @@ class AddBreakpointParams(Params):
 
     kind: Literal["line", "function", "stage", "output"] = Field(
         "line", description='line (path, line or content), function (name), stage (flow, stage) or output (pattern).')
-    path: Text | None = Field(None, description='The source file.')
+    path: Text | None = Field(None, description='The source file (or FILE:LINE, or FILE:"TEXT OF THE LINE").')
     line: Line | None = Field(None, description='The line (1-based); with content, the line to look near.')
     content: Text | None = Field(
         None, description='Instead of a line: text of the line to stop at (e.g. "total += x"), found again when '

@@ -12,8 +12,9 @@ from pydantic import Field, StrictInt, StrictStr
 
 from ..engine.session import Session
 from ..errors import RelayError
-from ..model import Variable, Watch
+from ..model import Variable, Watch, stop_from_json
 from ..source.lines import file_line
+from ..text import stop_reason
 from . import params as P
 from . import watching
 from .base import SESSION_ERRORS, Context, Operation, S, session_of
@@ -142,8 +143,8 @@ def render(result: dict[str, Any], shorten: Callable[[str | None], str] = str) -
     snap, stop = result.get("snapshot") or {}, result.get("stop")
     if stop and stop.get("frame"):
         frame = stop["frame"]
-        lines = [f"paused ({stop['reason']}) at {shorten(frame.get('path'))}:{frame.get('line')} in "
-                 f"{frame.get('name')}"]
+        lines = [f"paused ({stop_reason(stop_from_json(stop))}) at {shorten(frame.get('path'))}:"
+                 f"{frame.get('line')} in {frame.get('name')}"]
     else:
         lines = [str(result.get("state"))]
     lines += [f"{'>' if s['current'] else ' '}{s['line']:5} {s['text']}".rstrip() for s in snap.get("source", [])]

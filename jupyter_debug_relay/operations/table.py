@@ -32,6 +32,7 @@ from ..model import (
 from . import created, doctor, editors, keeping, mycel, ray, remote, snapshot, tools, watching
 from . import params as P
 from .base import PAUSED_ERRORS, SESSION_ERRORS, Context, Operation, Run, S, session_of, start_answer, waits
+from .locations import located
 from .spelling import misplaced
 
 __all__ = ["OPERATIONS", "RESULT_TYPES", "Context", "Operation"]
@@ -238,17 +239,19 @@ async def _breakpoints(ctx: Context, p: P.BreakpointScope) -> dict[str, Any]:
     return {"breakpoints": store.list(_owner(ctx, p.session)), "exceptions": store.exceptions}
 
 
-def _required(p: Any, kind: str, *names: str) -> None:
+def _required(p: Any, kind: str, *names: str, hint: str | None = None) -> None:
     missing = [n for n in names if getattr(p, n) is None]
     if missing:
-        raise RelayError("invalid_request", f"A {kind} breakpoint needs {' and '.join(missing)}.")
+        raise RelayError("invalid_request", f"A {kind} breakpoint needs {' and '.join(missing)}.", hint)
 
 
 async def _add_breakpoint(ctx: Context, p: P.ScopedBreakpointParams) -> dict[str, Any]:
     store = ctx.manager.breakpoints
     owner = _owner(ctx, p.session)
+    p = located(p)
     if p.kind == "line":
-        _required(p, "line", "path", *(() if p.content else ("line",)))
+        _required(p, "line", "path", *(() if p.content else ("line",)),
+                  hint='Give line or content, or write the path as FILE:LINE or FILE:"TEXT OF THE LINE".')
         bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message, owner, p.content)
     elif p.kind == "function":
         _required(p, "function", "name")

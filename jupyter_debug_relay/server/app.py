@@ -20,12 +20,11 @@ from starlette.routing import Route as StarletteRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..backends.dap.registry import BUILTIN
-from ..errors import RelayError
+from ..errors import CODES, RelayError
 from ..operations import OPERATIONS
 from ..redact import mask
 from ..version import __version__
 from . import calls
-from .calls import STATUS
 from .persist import Persistence, ProfilePut, parse_body
 from .routes import ROUTES, Route, start_options
 
@@ -73,7 +72,8 @@ class _Start:
 def error_response(exc: RelayError, status: int | None = None) -> JSONResponse:
     body = {"code": exc.code, "message": exc.message, "hint": exc.hint, "details": exc.details}
     headers = {"WWW-Authenticate": "Bearer"} if exc.code == "unauthorized" else None
-    return JSONResponse({"error": body}, status or STATUS.get(exc.code, 400), headers=headers)
+    return JSONResponse({"error": body}, status or (CODES[exc.code].status if exc.code in CODES else 400),
+                        headers=headers)
 
 
 class Guard:
@@ -97,8 +97,7 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "")
         if host not in self._hosts(scope):
-            return error_response(RelayError("forbidden", f"This server does not answer to the Host {host!r}.",
-                                             "Use the address the server printed (e.g. http://127.0.0.1:PORT)."))
+            return error_response(RelayError("forbidden", f"This server does not answer to the Host {host!r}."))
         if scope["method"] == "GET" and scope["path"] == "/health":
             return None
         scheme, _, given = headers.get("authorization", "").partition(" ")
@@ -137,7 +136,7 @@ class Guard:
 
 def _too_large(cap: int) -> RelayError:
     return RelayError("too_large", f"The request body is larger than {cap} bytes (or its length is not given "
-                      "right).", "Send less: page through values instead of sending them whole.")
+                      "right).")
 
 
 def _answering(handler: Callable[[Any, Request], Any]) -> Callable[[Any, Request], Any]:
@@ -339,8 +338,7 @@ class RelayApp:
         if isinstance(exc, RelayError):
             return error_response(exc)
         log.exception("internal error on %s %s", request.method, request.url.path)
-        return error_response(RelayError("internal_error", f"The server failed on this request: {exc!r}",
-                                         "This is a bug in jupyter_debug_relay; please report it."))
+        return error_response(RelayError("internal_error", f"The server failed on this request: {exc!r}"))
 
 
 async def _json_body(request: Request) -> Any:

@@ -9,15 +9,6 @@ from ..model import as_dict
 from ..operations import OPERATIONS
 from ..redact import mask
 
-# The HTTP status of each error code.
-STATUS = {
-    "invalid_request": 400, "file_not_found": 400, "invalid_line": 400, "syntax_error": 400,
-    "invalid_condition": 400, "evaluation_failed": 400, "unauthorized": 401, "forbidden": 403,
-    "session_not_found": 404, "not_found": 404, "method_not_allowed": 405, "not_paused": 409, "not_running": 409,
-    "target_exited": 409, "too_large": 413, "unsupported": 400, "adapter_failed": 502,
-    "connection_failed": 502, "protocol_error": 502, "timeout": 504, "internal_error": 500,
-}
-
 
 async def run(relay: Any, name: str, args: dict[str, Any], redact: bool = True) -> Any:
     """The JSON result of operation ``name``; a ``RelayError`` as it came."""

@@ -15,10 +15,10 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 
 from ..errors import RelayError
-from ..model import Watch
+from ..model import Breakpoint, Watch, from_json, stop_from_json
 from ..operations import OPERATIONS, Operation, snapshot
 from ..operations import params as P
-from ..text import warnings_line, watch_lines
+from ..text import breakpoint_text, stop_reason, unbound_lines, warnings_line, watch_lines
 from ..version import __version__
 from . import calls
 from .mcp_resources import Resources
@@ -114,8 +114,9 @@ def summary(result: dict[str, Any], limit: int = MAX_CHARS) -> str:
 
 
 def _summary(result: dict[str, Any]) -> str:
+    unbound = unbound_lines([from_json(Breakpoint, bp) for bp in result.get("unverified") or []])  # a start's
     warned = warnings_line(result.get("warnings") or [])  # a start's: how its target runs less well, and why
-    return _told(result) + (f"\n{warned}" if warned else "")
+    return _told(result) + unbound + (f"\n{warned}" if warned else "")
 
 
 def _told(result: dict[str, Any]) -> str:
@@ -132,10 +133,12 @@ def _told(result: dict[str, Any]) -> str:
             where = f" at {frame.get('path')}:{frame.get('line')} in {frame.get('name')}" if frame else ""
             line = f"\n    {result['line_text'].strip()}" if result.get("line_text") else ""
             watches = watch_lines([Watch(**w) for w in result.get("watches") or []])
-            return f"paused ({stop['reason']}){where}{line}{watches}"
+            return f"paused ({stop_reason(stop_from_json(stop))}){where}{line}{watches}"
         if result["state"] == "terminated":
             return f"terminated, exit code {result.get('exit_code')}"
         return f"{result['state']}"
+    if "breakpoint" in result:
+        return breakpoint_text(from_json(Breakpoint, result["breakpoint"]))
     if "variable" in result:
         var = result["variable"]
         return f"{var['name']} = {var['value']}" + (f"  ({var['type']})" if var.get("type") else "")
@@ -144,7 +147,8 @@ def _told(result: dict[str, Any]) -> str:
         return (text[-2000:] or "(no output)") + f"\n[cursor {result['cursor']}]"
     if "session" in result and isinstance(result["session"], dict):
         s = result["session"]
-        return f"session {s['id']} ({s['name']}): {s['state']} {s['target']}".rstrip()
+        why = f" ({stop_reason(stop_from_json(s['stop']))})" if s["state"] == "paused" and s.get("stop") else ""
+        return f"session {s['id']} ({s['name']}): {s['state']}{why} {s['target']}".rstrip()
     return json.dumps(result)
 
 

@@ -9,12 +9,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter, create_model
 
-from ..errors import HINTS
+from ..errors import CODES
 from ..model import SessionInfo, Watch
 from ..operations.keeping import NamedProfile
 from ..operations.table import RESULT_TYPES
 from ..version import __version__
-from .calls import STATUS
 from .persist import ProfilePut
 from .routes import ROUTES, Route, _camel
 
@@ -68,8 +67,8 @@ def _errors(components: dict[str, Any]) -> dict[str, Any]:
     ref = _schema(components, Error, "Error")
     out = {}
     for status in ERROR_STATUSES:
-        code = next(c for c, s in STATUS.items() if s == status)
-        example = {"error": {"code": code, "message": f"An example {code} error.", "hint": HINTS.get(code, ""),
+        code = next(c for c, d in CODES.items() if d.status == status)
+        example = {"error": {"code": code, "message": f"An example {code} error.", "hint": CODES[code].hint,
                              "details": {}}}
         out[str(status)] = {"description": code, "content": {"application/json": {"schema": ref,
                                                                                    "example": example}}}
@@ -192,7 +191,7 @@ def markdown(doc: dict[str, Any]) -> str:
              "of output is the base URL. Every request but `GET /health` sends `Authorization: Bearer TOKEN`. "
              "The live document is at `GET /openapi.json` (OpenAPI " + doc["openapi"] + ").", "",
              "Errors are `{\"error\": {\"code\", \"message\", \"hint\", \"details\"}}`: " + ", ".join(
-                 f"{status} `{code}`" for code, status in STATUS.items()) + ".", ""]
+                 f"{d.status} `{code}`" for code, d in CODES.items()) + ".", ""]
     schemas = doc["components"]["schemas"]
     for path, item in doc["paths"].items():
         for method, spec in item.items():

@@ -6,33 +6,16 @@ then ``recording.stops``. Nothing here talks to a target.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import RelayError
-from ..model import ExceptionInfo, Frame, OutputChunk, StopInfo, Variable
-from ..text import short_path
+from ..model import Frame, OutputChunk, StopInfo, Variable, from_json, stop_from_json
+from ..text import short_path, stop_reason
 from .profiles import read_json
 from .recording import INFO, Home, in_order, read_events, settled
-
-
-def _build(cls: type, data: dict[str, Any] | None) -> Any:
-    """A model object from its recorded dict (unknown keys left out)."""
-    if not isinstance(data, dict):
-        return None
-    names = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{key: value for key, value in data.items() if key in names})
-
-
-def stop_info(data: dict[str, Any]) -> StopInfo:
-    """A recorded ``stopped`` event's data as a ``StopInfo``."""
-    stop = _build(StopInfo, data)
-    stop.frame = _build(Frame, data.get("frame"))
-    stop.exception = _build(ExceptionInfo, data.get("exception"))
-    return stop
 
 
 @dataclass
@@ -52,11 +35,15 @@ class ReplayStop:
     def frame(self) -> Frame | None:
         return self.frames[0] if self.frames else self.stop.frame
 
-    def describe(self) -> str:
-        """``#2 +1.25s breakpoint in compute() at app.py:6``."""
+    @property
+    def where(self) -> str:
+        """``compute() at app.py:6``."""
         frame = self.frame
-        where = f"{frame.name}() at {short_path(frame.path or '')}:{frame.line}" if frame else "?"
-        return f"#{self.index} +{self.offset:.2f}s {self.stop.reason} in {where}"
+        return f"{frame.name}() at {short_path(frame.path or '')}:{frame.line}" if frame else "?"
+
+    def describe(self) -> str:
+        """``#2 +1.25s breakpoint 1 in compute() at app.py:6``."""
+        return f"#{self.index} +{self.offset:.2f}s {stop_reason(self.stop)} in {self.where}"
 
 
 @dataclass
@@ -115,16 +102,16 @@ def _stops(events: list[dict[str, Any]]
     for event in events:
         kind, data = event.get("type"), event.get("data") or {}
         if kind == "stopped":
-            stop = ReplayStop(len(stops), event.get("seq", 0), event.get("ts", start) - start, stop_info(data),
+            stop = ReplayStop(len(stops), event.get("seq", 0), event.get("ts", start) - start, stop_from_json(data),
                               output=pending)
             pending = []
             stops.append(stop)
             by_seq[stop.seq] = stop
         elif kind == "snapshot" and data.get("stop") in by_seq:
             stop = by_seq[data["stop"]]
-            stop.frames = [_build(Frame, f) for f in data.get("frames") or []]
+            stop.frames = [from_json(Frame, f) for f in data.get("frames") or []]
             stop.scope = data.get("scope")
-            stop.variables = [_build(Variable, v) for v in data.get("variables") or []]
+            stop.variables = [from_json(Variable, v) for v in data.get("variables") or []]
         elif kind == "output":
             pending.append(OutputChunk(data.get("cursor", 0), data.get("category", "stdout"), data.get("text", ""),
                                        event.get("ts", 0.0)))

@@ -360,9 +360,10 @@ def error_line(message: str) -> str:
 
 
 def evaluation_failed(expression: str, adapter_message: str) -> RelayError:
-    """``evaluation_failed`` for an expression that raised in the target: its exception's type and message."""
+    """``evaluation_failed`` for an expression that raised in the target: its exception's type and message (the
+    adapter's message without the traceback before it)."""
     line = error_line(adapter_message)
     named = re.match(r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)): ?(.*)$", line)
-    details = {"command": "evaluate", "adapter_message": adapter_message,
+    details = {"command": "evaluate", "adapter_message": line,
                "type": named[1] if named else "", "message": named[2] if named else line}
     return RelayError("evaluation_failed", f"{expression!r} failed in the target: {line}", details=details)
