@@ -173,3 +173,33 @@ def test_six_hundred_continues_leave_the_program_its_exit_code(relay, write) -> 
     session.continue_(timeout=15)
     assert (session.state, session.exit_code) == ("terminated", 0)
     assert "RecursionError" not in session.output().text and "done" in session.output().text
+
+
+REMOVED = """
+import sys
+
+
+def run():
+    total = 0
+    for i in range(1000):
+        total += i  # hit
+    print("after the loop traced", sys.gettrace() is not None, flush=True)
+
+
+run()
+"""
+
+
+def test_a_function_whose_last_breakpoint_is_removed_runs_untraced_on(relay, write) -> None:
+    """The loop's frame was traced for its breakpoint; once that is removed, a continue leaves its thread untraced
+    though the frame goes on (it was 3x slower for the rest of its run)."""
+    app = write("removed.py", REMOVED)
+    bp = relay.breakpoints.add(app, line_of_text(app, "# hit"))
+    session = relay.launch(app)
+    session.wait_for_stop(30)
+    for _ in range(2):
+        session.continue_(timeout=30)
+    assert session.evaluate("i").value == "2"
+    relay.breakpoints.remove(bp.id)
+    assert session.continue_(timeout=30) is None
+    assert "after the loop traced False" in printed(session)

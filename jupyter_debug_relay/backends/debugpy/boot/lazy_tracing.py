@@ -313,6 +313,8 @@ def refresh(db: object) -> None:
     changed = {path for path in set(new) | set(HOT) if new.get(path) != HOT.get(path)}
     HOT.clear()
     HOT.update(new)
+    # a file that holds no breakpoint any more: its running frames no longer keep their thread traced
+    HOT_NAMES.intersection_update([name for name in HOT_NAMES if canonical(name) in HOT])
     if not changed:
         resumed(db)
         return

@@ -14,8 +14,11 @@ and no function breakpoint is set, as pydevd would after working out the code's 
 what a test suite under the debugger costs on 3.12+; 75 us per code object of a breakpoint's own file).
 pydevd turns PY_RESUME on with no callback (it has none): every resume of a generator or coroutine paid for the
 event, 20-30 ns each on 3.12 and 3.13; here a callback answers ``DISABLE``, and each location pays once.
-An exception leaving a frame reaches pydevd's PY_UNWIND callback only where pydevd could call it uncaught (the
-frame's caller starts the program or a thread), unless pydevd watches every frame (``raised``): it looked up the
+An exception raised while pydevd watches raised ones reaches its RAISE callback only where one of the "raised"
+filters takes its type (pydevd's own match, kept per type until the filters change): every other raise cost pydevd's
+look at the frame and thread, 5-10 us each. An exception leaving a frame reaches pydevd's PY_UNWIND callback only
+where pydevd could call it uncaught (the frame's caller starts the program or a thread), unless pydevd watches every
+frame (``raised``): it looked up the
 program's first frame for each.
 
 pydevd's compiled tracer takes the program's frame as the top frame (``sys._getframe()``):
@@ -63,6 +66,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
     any_thread_stepping = change.module("_pydevd_bundle.pydevd_additional_thread_info").any_thread_stepping
     canonical_normalized_path = change.module("pydevd_file_utils").canonical_normalized_path
     may_be_named = boot.may_be_named
+    get_exception_breakpoint = change.module("_pydevd_bundle.pydevd_breakpoints").get_exception_breakpoint
 
     monitor = sys.monitoring
     tool, events, disable = monitor.DEBUGGER_ID, monitor.events, monitor.DISABLE
@@ -95,6 +99,17 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
             callback.__wrapped__ = theirs
             ours.add(callback.__code__)
             monitor.register_callback(tool, event, callback)
+
+    watching: list = [None, {}]  # pydevd's "raised" filters (it replaces them, never changes them), {type: watched?}
+
+    def watched(filters: dict, exctype: type) -> bool:
+        """Whether one of pydevd's "raised" filters takes an exception of ``exctype`` (pydevd's own match)."""
+        if watching[0] is not filters:
+            watching[:] = [filters, {}]
+        found = watching[1].get(exctype)
+        if found is None:
+            found = watching[1][exctype] = get_exception_breakpoint(exctype, filters) is not None
+        return found
 
     def resumed(code, offset):  # noqa: ANN001, ANN202
         return disable
@@ -143,6 +158,14 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
                 return result
             return start
 
+        def on_raise(theirs):  # noqa: ANN001, ANN202
+            def raised(code, offset, exc):  # noqa: ANN001, ANN202
+                if (py_db.break_on_user_uncaught_exceptions or py_db.has_plugin_exception_breaks
+                        or watched(py_db.break_on_caught_exceptions, type(exc))):
+                    return theirs(code, offset, exc)
+                return None  # a type no "raised" filter names: pydevd's look would find nothing to stop on
+            return raised
+
         def on_unwind(theirs):  # noqa: ANN001, ANN202
             def unwind(code, offset, exc):  # noqa: ANN001, ANN202
                 caller = getframe(1).f_back
@@ -155,6 +178,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
         wrapped(events.JUMP, on_jump)
         wrapped(events.PY_START, on_start)
         wrapped(events.PY_UNWIND, on_unwind)
+        wrapped(events.RAISE, on_raise)
         if monitor.register_callback(tool, events.PY_RESUME, None) is None:  # pydevd turns the event on, unheard
             monitor.register_callback(tool, events.PY_RESUME, resumed)
 
