@@ -4,7 +4,7 @@ pydevd's own checks, and a change to the breakpoint takes effect at once."""
 from __future__ import annotations
 
 import pytest
-from conftest import line_of
+from conftest import line_of, wait_until
 
 from jupyter_debug_relay import RelayError
 
@@ -139,3 +139,46 @@ def test_what_cannot_be_compiled_is_left_to_pydevd(relay, write):
     assert session.evaluate("hasattr(__import__('builtins'), '__jupyter_debug_relay__') and "
                             f"{GUARDS_ON}").value == "[]"
     assert session.continue_(timeout=30) is None
+
+
+RUNNING = """
+import os
+import sys
+import time
+
+def loop(n, ready, go):
+    total = 0
+    for i in range(n):
+        total += i  # running
+        if i == 10:
+            open(ready, "w").close()
+            while not os.path.exists(go):
+                time.sleep(0.01)
+    return total
+
+print("loop", loop(50000, sys.argv[1], sys.argv[2]))
+"""
+WATCHES = "len(__import__('sys').modules['_jupyter_debug_relay_boot_watched_breakpoints'].WATCHES)"
+
+
+@pytest.mark.every_target
+def test_a_condition_set_while_its_loop_runs_stops_at_its_pass(relay, write, tmp_path, target_python):
+    app = write("running.py", RUNNING)
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    session = relay.launch(app, args=[str(ready), str(go)])
+    wait_until(ready.exists, what="the loop's first passes")
+    bp = relay.breakpoints.add(app, line_of(app, "# running"), condition="i == 40000")
+    go.touch()
+    stop = session.wait_for_stop(60)
+    assert (stop.frame.line, stop.breakpoint_ids, session.evaluate("i").value) == (bp.line, [bp.id], "40000")
+    if target_python:  # 3.12+: a callback of that one line holds it (3.11: pydevd's tracer, as before)
+        assert session.evaluate(WATCHES).value == "1"
+    relay.breakpoints.update(bp.id, condition="i == 40010")
+    assert session.continue_(timeout=60).frame.line == bp.line and session.evaluate("i").value == "40010"
+    relay.breakpoints.update(bp.id, hit_condition="% 5000", condition="")  # counted from its change
+    assert session.continue_(timeout=60) is not None and session.evaluate("i").value == "45010"
+    relay.breakpoints.remove(bp.id)
+    if target_python:
+        assert session.evaluate(WATCHES).value == "0"
+    assert session.continue_(timeout=60) is None
+    assert f"loop {sum(range(50000))}" in session.output().text

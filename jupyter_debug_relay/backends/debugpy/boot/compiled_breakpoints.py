@@ -24,7 +24,9 @@ from importlib.util import decode_source
 NAMESPACE = types.SimpleNamespace(on=[], count=[])  # the guards' builtin; the functions are added by apply
 SLOTS: list = []  # slot -> (canonical file, line, the breakpoint's parts the guard was compiled from)
 BREAKPOINTS: list = []  # slot -> pydevd's LineBreakpoint the guard stands for now
-COMPILED: dict = {}  # canonical file -> the lines guards hold in its code
+HELD: set = set()  # canonical files some of whose breakpoints are held outside pydevd's table (here, or watched)
+SETTLED: list = []  # more of settle's work: each is given pydevd's PyDB, under LOCK (watched_breakpoints)
+STOPS: list = []  # the Stops of the feature, once it is on
 LOCK = threading.RLock()  # pydevd's reader thread changes breakpoints while a program thread reads a file's code
 
 
@@ -61,6 +63,8 @@ def settle(py_db) -> None:  # noqa: ANN001 - pydevd's PyDB
             if BREAKPOINTS[slot] is not current[0]:  # set again: pydevd counts its hits from 0 again
                 BREAKPOINTS[slot], NAMESPACE.count[slot] = current[0], itertools.count(1)
             NAMESPACE.on[slot] = True
+        for more in SETTLED:
+            more(py_db)
 
 
 UNTRACED = threading.local()  # the call a thread runs inside the tool's callback (``untraced``)
@@ -112,77 +116,93 @@ def _past_the_guard(tracer, line: int, stopped_at: int):  # noqa: ANN001, ANN202
     return first_event
 
 
+class Stops:
+    """What a breakpoint held outside pydevd's table does when its test is true, as pydevd's own breakpoint would:
+    stop the thread, print a log point's message, say a condition's failure."""
+
+    def __init__(self, change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot module
+        self.boot = boot
+        self.pydevd = change.module("pydevd")
+        self.set_info = change.module("_pydevd_bundle.pydevd_additional_thread_info").set_additional_thread_info
+        self.stop_reason = change.module("_pydevd_bundle.pydevd_comm_constants").CMD_SET_BREAK
+        self.monitoring = change.module("_pydevd_bundle.pydevd_constants").PYDEVD_USE_SYS_MONITORING
+        self.api = change.module("_pydevd_bundle.pydevd_api").PyDevdAPI
+        self.tool = None  # claim_tool's, once the feature is on
+
+    def stop(self, frame, bp, in_callback: bool = False) -> None:  # noqa: ANN001 - a frame, a LineBreakpoint
+        """Stop the thread at ``frame``'s line (from a guard, or from a ``sys.monitoring`` callback)."""
+        py_db = self.pydevd.get_global_debugger()
+        if py_db is None:
+            return
+        thread = threading.current_thread()
+        info = self.set_info(thread)
+        if hasattr(info, "hit_breakpoint_ids"):  # debugpy 1.8.22 tells it with the stop; the relay finds it by line
+            info.hit_breakpoint_ids = [bp.breakpoint_id]
+        info.trace_suspend_type = "sys_monitor" if self.monitoring else "trace"
+
+        def suspend() -> None:
+            py_db.set_trace_for_frame_and_parents(thread.ident, frame)  # a step from here goes on in this frame
+            py_db.set_suspend(thread, self.stop_reason, suspend_other_threads=bp.suspend_policy == "ALL")
+            py_db.do_wait_suspend(thread, frame, "line", None)
+
+        info.is_tracing += 1  # as in pydevd's tracer (3.11): the debugger's own calls from here are not traced
+        try:
+            untraced(suspend, None if in_callback else self.tool)
+        finally:
+            info.is_tracing -= 1
+        if not self.monitoring and frame.f_trace is not None:
+            frame.f_trace = _past_the_guard(frame.f_trace, frame.f_lineno, frame.f_lasti)
+
+    def log(self, message: object) -> None:
+        """A log point's message, as pydevd prints it."""
+        py_db = self.pydevd.get_global_debugger()
+        if py_db is not None and message is not None and str(message):
+            py_db.writer.add_command(py_db.cmd_factory.make_io_message(f"{message}{os.linesep}", "1"))
+
+    def condition_failed(self, frame, bp, error: BaseException, in_callback: bool = False) -> None:  # noqa: ANN001
+        """A condition that raised: said, and stopped on, as pydevd's ``handle_breakpoint_condition`` does."""
+        import traceback
+
+        py_db = self.pydevd.get_global_debugger()
+        if py_db is None:
+            return
+        if not isinstance(error, py_db.skip_print_breakpoint_exception):
+            trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            self.api().send_error_message(py_db, f"Error while evaluating expression in conditional breakpoint: "
+                                                 f"{bp.condition}\n{trace}")
+        if not isinstance(error, py_db.skip_suspend_on_breakpoint_exception):
+            self.set_info(threading.current_thread()).conditional_breakpoint_exception = (
+                "Condition:\n" + str(bp.condition) + "\n\nError:\n"
+                + "".join(traceback.format_exception_only(type(error), error)), traceback.extract_stack(f=frame))
+            self.stop(frame, bp, in_callback)
+
+    def safely(self, call, frame, *args) -> None:  # noqa: ANN001, ANN002 - stop or condition_failed, its arguments
+        """The debugger's part never raises into the program: a failure is tried once more (pydevd's reader thread
+        may be changing its tables), then told to the relay."""
+        for attempt in (1, 2):
+            try:
+                return call(frame, *args)
+            except Exception as error:  # noqa: BLE001
+                if attempt == 2:
+                    self.boot.could_not(f"stop at the breakpoint of line {frame.f_lineno}", error)
+
+
 def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot module
     import builtins
 
     guards = boot.beside("guards")
     pydevd = change.module("pydevd")
     canonical_path = change.module("pydevd_file_utils").canonical_normalized_path
-    set_info = change.module("_pydevd_bundle.pydevd_additional_thread_info").set_additional_thread_info
-    stop_reason = change.module("_pydevd_bundle.pydevd_comm_constants").CMD_SET_BREAK
-    monitoring = change.module("_pydevd_bundle.pydevd_constants").PYDEVD_USE_SYS_MONITORING
-    api = change.module("_pydevd_bundle.pydevd_api").PyDevdAPI
-
-    def stop(slot: int, frame, bp) -> None:  # noqa: ANN001 - the guard's frame, pydevd's LineBreakpoint
-        """Stop the thread at the guard's line, as pydevd's own breakpoint does."""
-        py_db = pydevd.get_global_debugger()
-        if py_db is None:
-            return
-        thread = threading.current_thread()
-        info = set_info(thread)
-        if hasattr(info, "hit_breakpoint_ids"):  # debugpy 1.8.22 tells it with the stop; the relay finds it by line
-            info.hit_breakpoint_ids = [bp.breakpoint_id]
-        info.trace_suspend_type = "sys_monitor" if monitoring else "trace"
-        def suspend() -> None:
-            py_db.set_trace_for_frame_and_parents(thread.ident, frame)  # a step from here goes on in this frame
-            py_db.set_suspend(thread, stop_reason, suspend_other_threads=bp.suspend_policy == "ALL")
-            py_db.do_wait_suspend(thread, frame, "line", None)
-
-        info.is_tracing += 1  # as in pydevd's tracer (3.11): the debugger's own calls from here are not traced
-        try:
-            untraced(suspend, tool)
-        finally:
-            info.is_tracing -= 1
-        if not monitoring and frame.f_trace is not None:
-            frame.f_trace = _past_the_guard(frame.f_trace, frame.f_lineno, frame.f_lasti)
+    stops = Stops(change, boot)
 
     def hit(slot: int) -> None:
-        guarded_call(stop, slot, sys._getframe(1), BREAKPOINTS[slot])
+        stops.safely(stops.stop, sys._getframe(1), BREAKPOINTS[slot])
 
     def log(slot: int, message: object) -> None:
-        py_db = pydevd.get_global_debugger()
-        if py_db is not None and message is not None and str(message):
-            py_db.writer.add_command(py_db.cmd_factory.make_io_message(f"{message}{os.linesep}", "1"))
-
-    def guarded_call(call, *args) -> None:  # noqa: ANN001, ANN002 - one of stop, failed and its arguments
-        """The debugger's part of a guard never raises into the program: a failure is tried once more (pydevd's
-        reader thread may be changing its tables), then told to the relay."""
-        for attempt in (1, 2):
-            try:
-                return call(*args)
-            except Exception as error:  # noqa: BLE001
-                if attempt == 2:
-                    boot.could_not(f"stop at the breakpoint of line {args[1].f_lineno}", error)
+        stops.log(message)
 
     def failed(slot: int, error: BaseException) -> None:
-        guarded_call(condition_failed, slot, sys._getframe(1), error)
-
-    def condition_failed(slot: int, frame, error: BaseException) -> None:  # noqa: ANN001 - the guard's frame
-        """A condition that raised: said and stopped on as pydevd's ``handle_breakpoint_condition`` does."""
-        import traceback
-
-        py_db, bp = pydevd.get_global_debugger(), BREAKPOINTS[slot]
-        if py_db is None:
-            return
-        if not isinstance(error, py_db.skip_print_breakpoint_exception):
-            trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-            api().send_error_message(py_db, f"Error while evaluating expression in conditional breakpoint: "
-                                            f"{bp.condition}\n{trace}")
-        if not isinstance(error, py_db.skip_suspend_on_breakpoint_exception):
-            set_info(threading.current_thread()).conditional_breakpoint_exception = (
-                "Condition:\n" + str(bp.condition) + "\n\nError:\n"
-                + "".join(traceback.format_exception_only(type(error), error)), traceback.extract_stack(f=frame))
-            stop(slot, frame, bp)
+        stops.safely(stops.condition_failed, sys._getframe(1), BREAKPOINTS[slot], error)
 
     def guarded(code: object) -> object:
         """A file's code as it is read, with a guard for each of its breakpoints that can have one."""
@@ -216,7 +236,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
                 BREAKPOINTS.append(wanted[line])
                 NAMESPACE.on.append(False)
                 NAMESPACE.count.append(itertools.count(1))
-            COMPILED.setdefault(canonical, set()).update(made)
+            HELD.add(canonical)
             settle(py_db)
         py_db.on_breakpoints_changed()  # its lines left pydevd's table: what traces what is worked out again
         return code
@@ -226,7 +246,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
     def consolidate_breakpoints(self, canonical_normalized_filename, id_to_breakpoint,  # noqa: ANN001, ANN202
                                 file_to_line_to_breakpoints):  # noqa: ANN001 - pydevd's signature
         consolidate(self, canonical_normalized_filename, id_to_breakpoint, file_to_line_to_breakpoints)
-        if canonical_normalized_filename in COMPILED and file_to_line_to_breakpoints is self.breakpoints:
+        if canonical_normalized_filename in HELD and file_to_line_to_breakpoints is self.breakpoints:
             settle(self)
 
     def on_breakpoints_changed(self, removed=False):  # noqa: ANN001, ANN202 - pydevd's signature
@@ -240,7 +260,8 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
         code, fname = from_file(run_name, fname)
         return guarded(code), fname
 
-    tool = claim_tool()
+    stops.tool = claim_tool()
+    STOPS[:] = [stops]
     NAMESPACE.hit, NAMESPACE.log, NAMESPACE.failed = hit, log, failed
     change.replace(pydevd.PyDB, "consolidate_breakpoints", consolidate_breakpoints)
     change.replace(pydevd.PyDB, "on_breakpoints_changed", on_breakpoints_changed)

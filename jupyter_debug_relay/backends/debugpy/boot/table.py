@@ -214,6 +214,14 @@ FEATURES = (
         "a breakpoint with a condition, a hit count or a log message calls the debugger at every pass of its line "
         "(11-16 us each: a loop of one second takes half a minute)", pythons=((3, 11), None)),
     Feature(
+        "watched_breakpoints", "watched_breakpoints", "pydevd",
+        {"pydevd": ("PyDB().breakpoints", "PyDB().file_to_id_to_line_breakpoint"),
+         "pydevd_file_utils": ("canonical_normalized_path(filename)",)},
+        "A condition, hit count or log message set on code already running is checked by a callback of its one "
+        "line, compiled once; only a true test calls the debugger.",
+        "a breakpoint with a condition, a hit count or a log message set while its code runs calls the debugger at "
+        "every pass of its line (11-16 us each)", pythons=((3, 12), None), needs=("compiled_breakpoints",)),
+    Feature(
         "lazy_tracing", "lazy_tracing", "pydevd",
         {"pydevd_tracing": ("SetTrace(tracing_func)", "set_trace_to_threads(tracing_func, thread_idents, "
                             "create_dummy_thread)", "_last_tracing_func_thread_local"),
