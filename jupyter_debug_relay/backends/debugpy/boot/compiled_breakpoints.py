@@ -253,6 +253,22 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
         settle(self)
         return changed(self, removed)
 
+    evaluate_condition = pydevd.PyDB.handle_breakpoint_condition
+    conditions: dict = {}  # a condition's text -> its code, compiled once (pydevd compiled it at every pass)
+
+    def handle_breakpoint_condition(self, info, pybreakpoint, new_frame):  # noqa: ANN001, ANN202 - pydevd's
+        """A breakpoint pydevd still checks itself (its code was loaded before; 3.11): the same test, its condition
+        compiled once; a hit count, or a condition that fails, goes pydevd's way (which says the failure)."""
+        condition = pybreakpoint.condition
+        if condition and not pybreakpoint.hit_condition:
+            try:
+                code = conditions.get(condition) or conditions.setdefault(condition, compile(condition, "<string>",
+                                                                                             "eval"))
+                return eval(code, new_frame.f_globals, new_frame.f_locals)  # noqa: S307 - the user's condition
+            except Exception:  # noqa: BLE001, S110 - pydevd evaluates it again and says why it fails
+                pass
+        return evaluate_condition(self, info, pybreakpoint, new_frame)
+
     runner = change.module("_pydevd_bundle.pydevd_runpy")
     from_file = runner._get_code_from_file
 
@@ -265,6 +281,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
     NAMESPACE.hit, NAMESPACE.log, NAMESPACE.failed = hit, log, failed
     change.replace(pydevd.PyDB, "consolidate_breakpoints", consolidate_breakpoints)
     change.replace(pydevd.PyDB, "on_breakpoints_changed", on_breakpoints_changed)
+    change.replace(pydevd.PyDB, "handle_breakpoint_condition", handle_breakpoint_condition)
     change.replace(runner, "_get_code_from_file", _get_code_from_file)
     setattr(builtins, guards.NAME, NAMESPACE)
     boot.CODE_HOOKS.append(guarded)

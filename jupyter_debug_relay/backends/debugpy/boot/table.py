@@ -190,6 +190,7 @@ FEATURES = (
         "compiled_breakpoints", "compiled_breakpoints", "pydevd",
         {"pydevd": ("PyDB.consolidate_breakpoints(self, canonical_normalized_filename, id_to_breakpoint, "
                     "file_to_line_to_breakpoints)", "PyDB.on_breakpoints_changed(self, removed)",
+                    "PyDB.handle_breakpoint_condition(self, info, pybreakpoint, new_frame)",
                     "PyDB.set_suspend(self, thread, stop_reason)",
                     "PyDB.do_wait_suspend(self, thread, frame, event, arg)",
                     "PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)", "PyDB().breakpoints",
