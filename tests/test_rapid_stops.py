@@ -53,10 +53,13 @@ def answered(call):
 
 @pytest.mark.every_target
 @pytest.mark.timeout(240)
-def test_five_hundred_stops_over_four_threads_each_hit_reported_once_and_the_relay_keeps_answering(relay, write):
+@pytest.mark.parametrize("condition", [None, "n >= 0", "n >= 0 or (stock := 1)"],  # the second a guard in the code,
+                         ids=["plain", "compiled", "stock"])  # the third pydevd's (a := never goes in the code)
+def test_five_hundred_stops_over_four_threads_each_hit_reported_once_and_the_relay_keeps_answering(relay, write,
+                                                                                                   condition):
     app = write("rapid.py", RAPID)
     line = line_of(app, "# hit")
-    bp = relay.breakpoints.add(app, line)
+    bp = relay.breakpoints.add(app, line, condition=condition)
     session = relay.launch(app)
     stop = session.wait_for_stop(30)
     workers = {t.id: t.name for t in session.threads() if t.name.startswith("worker-")}

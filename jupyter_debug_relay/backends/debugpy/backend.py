@@ -288,26 +288,28 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             self._reported_visits[stop.thread_id] = suspended[stop.thread_id][0]
         return await self._unreported(suspended, stop.thread_id)
 
-    async def _unreported(self, suspended: dict[int, tuple[int, bool]], but: int | None) -> list[int]:
+    async def _unreported(self, suspended: dict[int, tuple[int, bool | None]], but: int | None) -> list[int]:
         """The threads of ``suspended`` at a breakpoint whose suspension no stop reported; their suspensions'
         numbers are kept for when each is reported."""
         fresh = {thread: (visit, hit) for thread, (visit, hit) in suspended.items()
                  if thread != but and self._reported_visits.get(thread) != visit}
-        on_lines = await self._threads_at_breakpoint_lines([t for t, (_, hit) in fresh.items() if not hit], but)
+        on_lines = await self._threads_at_breakpoint_lines([t for t, (_, hit) in fresh.items() if hit is False], but)
         found = sorted(t for t, (_, hit) in fresh.items() if hit or t in on_lines)
         self._pending_visits = {thread: fresh[thread][0] for thread in found}
         return found
 
-    async def _suspended(self, frame_id: int | None) -> dict[int, tuple[int, bool]] | None:
-        """{thread: (the number of its suspension, whether its own breakpoint suspended it)} from the boot, or None
-        where it cannot say (``thread_visits`` off, no frame to ask in)."""
+    async def _suspended(self, frame_id: int | None) -> dict[int, tuple[int, bool | None]] | None:
+        """{thread: (the number of its suspension, whether its own breakpoint suspended it, None where a test written
+        into the code holds its line: it meets it when it goes on)} from the boot, or None where it cannot say
+        (``thread_visits`` off, no frame to ask in)."""
         if frame_id is None or (self.features_report or {}).get("features", {}).get("thread_visits", "off"):
             return None
         try:
             told = await self.evaluate(f"__import__('json').dumps(__import__('sys').modules[{VISITS_MODULE!r}]"
                                        ".suspended())", frame_id, "watch")
             found = json.loads(ast.literal_eval(told.value))
-            return {int(thread): (int(visit), bool(hit)) for thread, (visit, hit) in found.items()}
+            return {int(thread): (int(visit), None if hit is None else bool(hit))
+                    for thread, (visit, hit) in found.items()}
         except (RelayError, ValueError, SyntaxError, TypeError):
             return None
 
@@ -341,8 +343,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
 
     async def _look_and_resume(self, action: str, thread_id: int | None) -> bool:
         """Look for hits no stop has reported, then report the first or resume; True if the boot kept every
-        thread suspended. Stops told meanwhile are held until the target has the request: they are hits of the
-        stop still shown (a hit reported, or the target kept), else stops of their own."""
+        thread suspended. Stops told meanwhile are held until the target has the request, then taken in order: a
+        stop of its own when no stop is shown, else a late hit of the stop shown."""
         suspended = None
         if action == "continue" and (self._late_hits or not self._pending_hits) and self._stop_frame is not None:
             suspended = await self._suspended(self._stop_frame)
@@ -371,8 +373,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             self._stopped_thread = reported if reported is not None else self._stopped_thread
         else:  # the target runs: no frame of this stop to ask in any more
             self._stop_frame = None
-        for body in held:
-            self._event_stopped(body) if shown else super()._event_stopped(body)
+        for body in held:  # the first a stop of its own (if no thread is shown stopped), the others its late hits
+            self._event_stopped(body)
         return self._kept
 
     def _event_relayNotResumed(self, body: dict[str, Any]) -> None:

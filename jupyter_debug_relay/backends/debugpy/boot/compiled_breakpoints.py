@@ -27,6 +27,9 @@ BREAKPOINTS: list = []  # slot -> pydevd's LineBreakpoint the guard stands for n
 HELD: set = set()  # canonical files some of whose breakpoints are held outside pydevd's table (here, or watched)
 SETTLED: list = []  # more of settle's work: each is given pydevd's PyDB, under LOCK (watched_breakpoints)
 STOPS: list = []  # the Stops of the feature, once it is on
+STOPPING: set = set()  # idents of the threads a guard or a watch is stopping now
+HELD_LINES: frozenset = frozenset()  # (canonical file, line) of every breakpoint a guard or a watch holds now
+CANONICAL: list = []  # pydevd's canonical_normalized_path, once the feature is on
 LOCK = threading.RLock()  # pydevd's reader thread changes breakpoints while a program thread reads a file's code
 
 
@@ -50,6 +53,7 @@ def same_code(read, made) -> bool:  # noqa: ANN001 - two code objects
 
 def settle(py_db) -> None:  # noqa: ANN001 - pydevd's PyDB
     """Each guard on while its breakpoint is as it was compiled, and then out of pydevd's table; else off."""
+    global HELD_LINES
     with LOCK:
         for slot, (canonical, line, compiled_from) in enumerate(SLOTS):
             current = [bp for bp in tuple(py_db.file_to_id_to_line_breakpoint.get(canonical, {}).values())
@@ -63,15 +67,26 @@ def settle(py_db) -> None:  # noqa: ANN001 - pydevd's PyDB
             if BREAKPOINTS[slot] is not current[0]:  # set again: pydevd counts its hits from 0 again
                 BREAKPOINTS[slot], NAMESPACE.count[slot] = current[0], itertools.count(1)
             NAMESPACE.on[slot] = True
+        held = {(file, line) for slot, (file, line, _) in enumerate(SLOTS) if NAMESPACE.on[slot]}
         for more in SETTLED:
-            more(py_db)
+            more(py_db, held)
+        HELD_LINES = frozenset(held)
+
+
+def holds(frame) -> bool:  # noqa: ANN001 - a frame
+    """Whether a guard or a watch holds a breakpoint of ``frame``'s line: a thread suspended there before its test
+    ran meets the test when it goes on (the relay need not report its hit)."""
+    return bool(HELD_LINES) and (CANONICAL[0](frame.f_code.co_filename), frame.f_lineno) in HELD_LINES
 
 
 UNTRACED = threading.local()  # the call a thread runs inside the tool's callback (``untraced``)
 
 
-def _enter_callback() -> None:
-    """Its start is the one event the tool watches (Python 3.12+): calling it runs the tool's callback."""
+# Its start is the one event the tool watches (Python 3.12+): calling it runs the tool's callback. Its file name is one
+# pydevd never traces (it starts with "<builtin"): no thread is ever suspended in it.
+_enter_callback = {}
+exec(compile("def enter():\n    pass\n", "<builtin jupyter_debug_relay guards>", "exec"), _enter_callback)  # noqa: S102
+_enter_callback = _enter_callback["enter"]
 
 
 def _run_in_callback(code, offset) -> None:  # noqa: ANN001 - sys.monitoring's PY_START callback
@@ -142,8 +157,12 @@ class Stops:
 
         def suspend() -> None:
             py_db.set_trace_for_frame_and_parents(thread.ident, frame)  # a step from here goes on in this frame
-            py_db.set_suspend(thread, self.stop_reason, suspend_other_threads=bp.suspend_policy == "ALL")
-            py_db.do_wait_suspend(thread, frame, "line", None)
+            STOPPING.add(thread.ident)  # its own hit, though another thread's stop may rename its reason meanwhile
+            try:
+                py_db.set_suspend(thread, self.stop_reason, suspend_other_threads=bp.suspend_policy == "ALL")
+                py_db.do_wait_suspend(thread, frame, "line", None)
+            finally:
+                STOPPING.discard(thread.ident)
 
         info.is_tracing += 1  # as in pydevd's tracer (3.11): the debugger's own calls from here are not traced
         try:
@@ -193,6 +212,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
     guards = boot.beside("guards")
     pydevd = change.module("pydevd")
     canonical_path = change.module("pydevd_file_utils").canonical_normalized_path
+    CANONICAL[:] = [canonical_path]
     stops = Stops(change, boot)
 
     def hit(slot: int) -> None:
@@ -276,6 +296,17 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
         code, fname = from_file(run_name, fname)
         return guarded(code), fname
 
+    pydev_file = change.module("_pydevd_bundle.pydevd_dont_trace_files").PYDEV_FILE
+    file_type = pydevd.PyDB._internal_get_file_type
+    boot_files = (os.path.realpath(boot.FEATURES_FOLDER) + os.sep, os.path.realpath(boot.__file__))
+
+    def _internal_get_file_type(self, abs_real_path_and_basename):  # noqa: ANN001, ANN202 - pydevd's signature
+        """The boot's files are the debugger's: no thread stops in them (a guard's stop runs its code in the
+        program's thread, where pydevd, told to suspend every thread, would stop it at its next line)."""
+        if abs_real_path_and_basename[0].startswith(boot_files):
+            return pydev_file
+        return file_type(self, abs_real_path_and_basename)
+
     stops.tool = claim_tool()
     STOPS[:] = [stops]
     NAMESPACE.hit, NAMESPACE.log, NAMESPACE.failed = hit, log, failed
@@ -283,5 +314,6 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
     change.replace(pydevd.PyDB, "on_breakpoints_changed", on_breakpoints_changed)
     change.replace(pydevd.PyDB, "handle_breakpoint_condition", handle_breakpoint_condition)
     change.replace(runner, "_get_code_from_file", _get_code_from_file)
+    change.replace(pydevd.PyDB, "_internal_get_file_type", _internal_get_file_type)
     setattr(builtins, guards.NAME, NAMESPACE)
     boot.CODE_HOOKS.append(guarded)

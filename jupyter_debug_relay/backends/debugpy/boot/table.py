@@ -191,6 +191,7 @@ FEATURES = (
         {"pydevd": ("PyDB.consolidate_breakpoints(self, canonical_normalized_filename, id_to_breakpoint, "
                     "file_to_line_to_breakpoints)", "PyDB.on_breakpoints_changed(self, removed)",
                     "PyDB.handle_breakpoint_condition(self, info, pybreakpoint, new_frame)",
+                    "PyDB._internal_get_file_type(self, abs_real_path_and_basename)",
                     "PyDB.set_suspend(self, thread, stop_reason)",
                     "PyDB.do_wait_suspend(self, thread, frame, event, arg)",
                     "PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)", "PyDB().breakpoints",
@@ -205,6 +206,7 @@ FEATURES = (
              "PyDBAdditionalThreadInfo().is_tracing",
              "PyDBAdditionalThreadInfo().trace_suspend_type"),
          "_pydevd_bundle.pydevd_api": ("PyDevdAPI.send_error_message(self, py_db, msg)",),
+         "_pydevd_bundle.pydevd_dont_trace_files": ("PYDEV_FILE",),
          "_pydevd_bundle.pydevd_net_command_factory_json": ("NetCommandFactoryJson.make_io_message(self, msg, ctx)",),
          "_pydevd_bundle.pydevd_comm_constants": ("CMD_SET_BREAK",),
          "_pydevd_bundle.pydevd_constants": ("PYDEVD_USE_SYS_MONITORING",),

@@ -22,6 +22,8 @@ COUNT = itertools.count(1)
 VISITS: dict = {}  # thread ident -> the number of its present suspension (absent: not suspended)
 HITS: tuple = ()  # pydevd's stop reasons of a breakpoint's own hit (line, function)
 DAP_ID: list = []  # pydevd's function that gives a thread's id in DAP
+FRAMES: dict = {}  # thread ident -> the frame it is suspended in
+GUARDS: list = []  # the module compiled_breakpoints: the tests written into the code, and the threads they stop
 SEEN: list = []  # the first suspension number the relay has not seen, since it last asked (empty: no thread moved)
 
 
@@ -30,13 +32,16 @@ def _own_hit(thread) -> bool:  # noqa: ANN001 - a threading.Thread
 
 
 def suspended() -> dict:
-    """{DAP id of a suspended thread: [the number of its suspension, whether its own breakpoint suspended it]}."""
+    """{DAP id of a suspended thread: [the number of its suspension, whether its own breakpoint suspended it (None:
+    it sits before a test written into the code for its line, which it meets when it goes on)]}."""
     SEEN[:] = [next(COUNT)]  # first: a suspension that begins while this looks is counted unseen
     found = {}
     for ident, visit in list(VISITS.items()):
-        thread = threading._active.get(ident)
+        thread, frame = threading._active.get(ident), FRAMES.get(ident)
         if thread is not None:
-            found[DAP_ID[0](thread)] = [visit, _own_hit(thread)]
+            tests = GUARDS[0]
+            hit = _own_hit(thread) or ident in tests.STOPPING  # another stop may have renamed its reason
+            found[DAP_ID[0](thread)] = [visit, None if not hit and frame is not None and tests.holds(frame) else hit]
     return found
 
 
@@ -69,11 +74,12 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
 
     def do_wait_suspend(self, thread, frame, event, arg, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         ident = thread.ident  # pydevd's parameters by name: another feature checks them after this one
-        VISITS[ident] = next(COUNT)
+        VISITS[ident], FRAMES[ident] = next(COUNT), frame
         try:
             return wait(self, thread, frame, event, arg, *args, **kwargs)
         finally:
             VISITS.pop(ident, None)
+            FRAMES.pop(ident, None)
             SEEN.clear()  # a thread moves: the relay looks again before its next continue
 
     api = change.module("_pydevd_bundle.pydevd_api").PyDevdAPI
@@ -93,5 +99,6 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
             if debugger is not None and thread is not None:
                 debugger.get_internal_queue_and_event(thread_id_of(thread))[1].set()
 
+    GUARDS[:] = [boot.beside("compiled_breakpoints")]
     change.replace(pydb, "do_wait_suspend", do_wait_suspend)
     change.replace(api, "request_resume_thread", request_resume_thread)

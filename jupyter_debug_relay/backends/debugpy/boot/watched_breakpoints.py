@@ -106,10 +106,9 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
             stops.safely(stops.stop, frame, bp, True)
         return None
 
-    def settle(py_db) -> None:  # noqa: ANN001 - pydevd's PyDB
-        """Watch each breakpoint a guard does not hold whose file has code loaded; drop the watches of breakpoints
-        changed or removed."""
-        held = {(file, line) for slot, (file, line, _) in enumerate(compiled.SLOTS) if compiled.NAMESPACE.on[slot]}
+    def settle(py_db, held: set) -> None:  # noqa: ANN001 - pydevd's PyDB
+        """Watch each breakpoint a guard does not hold (``held``) whose file has code loaded, and add its line to
+        ``held``; drop the watches of breakpoints changed or removed."""
         wanted: dict = {}
         for file, by_id in tuple(py_db.file_to_id_to_line_breakpoint.items()):
             for bp in tuple(by_id.values()):
@@ -141,6 +140,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
             lines = py_db.breakpoints.get(key[0])
             if lines is not None and lines.get(key[1]) is bp:
                 del lines[key[1]]
+            held.add(key[:2])
         if started:
             monitoring.restart_events()  # a location of this code answered DISABLE before: it calls back again
 
