@@ -49,7 +49,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list:
     """What the guards call, each with the guard's frame's locals; the namespace a target's boot would install."""
     seen: list = []
     namespace = types.SimpleNamespace(
-        on=[True] * 4, count=[itertools.count(1) for _ in range(4)],
+        on=[True] * 4, count=[itertools.count(1).__next__ for _ in range(4)],
         hit=lambda slot: seen.append(("hit", slot, dict(sys._getframe(1).f_locals))),
         log=lambda slot, message: seen.append(("log", slot, str(message))),
         failed=lambda slot, error: seen.append(("failed", slot, type(error).__name__)))
@@ -90,6 +90,9 @@ def test_a_hit_count_counts_every_pass_and_a_log_point_prints_its_message(calls:
     module = run({line("body"): guards.Guard(0, None, "@HIT@ % 4 == 0", "'pass %s' % (i,)")})
     module["loop"](10)
     assert calls == [("log", 0, "pass 3"), ("log", 0, "pass 7")]
+    builtins.__jupyter_debug_relay__.count[0] = itertools.repeat(-1).__next__  # turned off: it counts nothing
+    module["loop"](10)
+    assert len(calls) == 2
 
 
 def test_a_condition_that_raises_is_handed_over_and_the_program_goes_on(calls: list) -> None:

@@ -22,6 +22,7 @@ import types
 from importlib.util import decode_source
 
 NAMESPACE = types.SimpleNamespace(on=[], count=[])  # the guards' builtin; the functions are added by apply
+COUNTS_NOTHING = itertools.repeat(-1).__next__  # the counter of a guard turned off: no hit count matches -1 (but < N)
 SLOTS: list = []  # slot -> (canonical file, line, the breakpoint's parts the guard was compiled from)
 BREAKPOINTS: list = []  # slot -> pydevd's LineBreakpoint the guard stands for now
 HELD: set = set()  # canonical files some of whose breakpoints are held outside pydevd's table (here, or watched)
@@ -59,13 +60,13 @@ def settle(py_db) -> None:  # noqa: ANN001 - pydevd's PyDB
             current = [bp for bp in tuple(py_db.file_to_id_to_line_breakpoint.get(canonical, {}).values())
                        if bp.line == line]  # a copy: pydevd's reader thread changes it
             if not current or parts(current[0]) != compiled_from:
-                NAMESPACE.on[slot] = False
+                NAMESPACE.on[slot], NAMESPACE.count[slot] = False, COUNTS_NOTHING
                 continue
             lines = py_db.breakpoints.get(canonical)
             if lines is not None and lines.get(line) is current[0]:
                 del lines[line]
-            if BREAKPOINTS[slot] is not current[0]:  # set again: pydevd counts its hits from 0 again
-                BREAKPOINTS[slot], NAMESPACE.count[slot] = current[0], itertools.count(1)
+            if BREAKPOINTS[slot] is not current[0] or NAMESPACE.count[slot] is COUNTS_NOTHING:  # set again: pydevd
+                BREAKPOINTS[slot], NAMESPACE.count[slot] = current[0], itertools.count(1).__next__  # counts from 0
             NAMESPACE.on[slot] = True
         held = {(file, line) for slot, (file, line, _) in enumerate(SLOTS) if NAMESPACE.on[slot]}
         for more in SETTLED:
@@ -216,10 +217,12 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
     stops = Stops(change, boot)
 
     def hit(slot: int) -> None:
-        stops.safely(stops.stop, sys._getframe(1), BREAKPOINTS[slot])
+        if NAMESPACE.on[slot]:
+            stops.safely(stops.stop, sys._getframe(1), BREAKPOINTS[slot])
 
     def log(slot: int, message: object) -> None:
-        stops.log(message)
+        if NAMESPACE.on[slot]:
+            stops.log(message)
 
     def failed(slot: int, error: BaseException) -> None:
         stops.safely(stops.condition_failed, sys._getframe(1), BREAKPOINTS[slot], error)
@@ -255,7 +258,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
                 SLOTS.append((canonical, line, parts(wanted[line])))
                 BREAKPOINTS.append(wanted[line])
                 NAMESPACE.on.append(False)
-                NAMESPACE.count.append(itertools.count(1))
+                NAMESPACE.count.append(COUNTS_NOTHING)
             HELD.add(canonical)
             settle(py_db)
         py_db.on_breakpoints_changed()  # its lines left pydevd's table: what traces what is worked out again

@@ -5,14 +5,16 @@ wanted line, the breakpoint's test in the frame's own scope (fast locals, closur
 
     if __jupyter_debug_relay__.on[K]:
         try:
-            if __jupyter_debug_relay__.count[K].__next__() == 5 or (CONDITION):
+            if __jupyter_debug_relay__.count[K]() == 5 or (CONDITION):
                 __jupyter_debug_relay__.hit(K)          # or, for a log point: .log(K, MESSAGE)
         except Exception as __jupyter_debug_relay_error__:
             __jupyter_debug_relay__.failed(K, __jupyter_debug_relay_error__)
 
 so a pass costs what that ``if`` costs, and only a true test calls the debugger. ``on[K]`` turns the guard off at
 once for every frame, running ones too, when the breakpoint changes. The test is pydevd's: a hit count (every pass
-counts) that matches, or else the condition. ``compilable(source, line)`` says whether a line can hold a guard:
+counts: ``count[K]`` is a counter's ``__next__``) that matches, or else the condition. A hit count alone needs no
+``on[K]`` nor ``try`` (its test cannot raise): a guard turned off has a counter that reads -1, and ``hit`` and
+``log`` look at ``on[K]`` themselves. ``compilable(source, line)`` says whether a line can hold a guard:
 the first line of a simple statement or an ``if``/``elif`` (a loop's header runs again each pass, a docstring or a
 ``from __future__`` must stay first). This file runs in the target: the standard library only.
 """
@@ -88,8 +90,7 @@ def _statements(guard: Guard) -> list:
     slot = ast.Constant(guard.slot)
     tests = []
     if guard.hit_condition:
-        count = ast.Call(ast.Attribute(ast.Subscript(_namespace("count"), slot, ast.Load()), "__next__",
-                                       ast.Load()), [], [])
+        count = ast.Call(ast.Subscript(_namespace("count"), slot, ast.Load()), [], [])
         tests.append(_Replace(HIT, count).visit(_hit_test(guard.hit_condition)))
     if guard.condition:
         tests.append(_expression(guard.condition))
@@ -100,6 +101,8 @@ def _statements(guard: Guard) -> list:
                           _call("log", slot, ast.Name(ERROR, ast.Load())))
     test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
     checked = [ast.If(test, [action], [])] if tests else [action]
+    if guard.hit_condition and not guard.condition:
+        return checked
     return [ast.If(ast.Subscript(_namespace("on"), slot, ast.Load()),
                    [_handled(checked, _call("failed", slot, ast.Name(ERROR, ast.Load())))], [])]
 
