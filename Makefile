@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo lab test docs bench lint clean
+.PHONY: setup demo lab wheel test docs bench lint clean
 
 setup: $(STAMP)
 
@@ -17,6 +17,11 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	@$(BIN)/jupyter-debug-relay demo
+
+# The wheel users install (docs/install.md): dist/jupyter_debug_relay-VERSION-py3-none-any.whl.
+wheel:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .
 
 # Jupyter refuses to run as root without --allow-root (containers, CI machines).
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -38,6 +43,9 @@ test: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.server.openapi --check docs/http-api.md
 	$(BIN)/python -m jupyter_debug_relay.errors_page --check docs/python-api.md
 	$(BIN)/python -m jupyter_debug_relay.backends.debugpy.features_page --check docs/debugpy.md
+	$(BIN)/python -m jupyter_debug_relay.kernel.magics_page --check docs/magics.md
+	$(BIN)/python -m jupyter_debug_relay.notebooks_page --check notebooks/README.md
+	$(BIN)/python bench/figures.py --check
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15 $(patsubst %,--ignore=%,$(ALONE))
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=5 $(ALONE)
@@ -49,13 +57,16 @@ docs: $(STAMP)
 	$(BIN)/python -m jupyter_debug_relay.server.openapi docs/http-api.md
 	$(BIN)/python -m jupyter_debug_relay.errors_page docs/python-api.md
 	$(BIN)/python -m jupyter_debug_relay.backends.debugpy.features_page docs/debugpy.md
+	$(BIN)/python -m jupyter_debug_relay.kernel.magics_page docs/magics.md
+	$(BIN)/python -m jupyter_debug_relay.notebooks_page notebooks/README.md
 	$(BIN)/python -m jupyter_debug_relay.cli.demo docs/index.md
-	$(BIN)/python bench/figures.py README.md docs/performance.md docs/ray.md
+	$(BIN)/python bench/figures.py
 	$(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
 	$(BIN)/python bench/target_versions.py
+	$(BIN)/python bench/hot_breakpoints.py
 	$(BIN)/python bench/launch_cost.py
 	$(BIN)/python bench/instructions.py
 	$(BIN)/python bench/backends_bench.py

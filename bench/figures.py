@@ -1,7 +1,7 @@
-"""The figures of the README and of docs/performance.md, written from the last ``make bench`` (``bench/results.json``).
+"""The figures of the README and of the docs, written from the last ``make bench`` (``bench/results.json``).
 
-    python bench/figures.py README.md docs/performance.md           # rewrite their generated blocks
-    python bench/figures.py --check README.md docs/performance.md   # exit 1 when a block differs
+    python bench/figures.py                     # rewrite the generated blocks of every page that has one
+    python bench/figures.py --check README.md   # exit 1 when a block of these pages differs
 
 A page holds a block between ``<!-- generated: figures ... -->`` and ``<!-- end: figures -->``; what goes in it
 depends on the page (``BLOCKS``). A block named ``<!-- generated: figures:NAME ... -->`` holds one bench's
@@ -11,14 +11,17 @@ figures (``NAMED``) and is left as it is while that bench has none in the result
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import re
 import sys
 from collections.abc import Callable
+from statistics import mean
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 RESULTS = os.path.join(HERE, "results.json")
 BLOCK = re.compile(r"(<!-- generated: figures(?::([\w-]+))? [^\n]*-->\n)(.*?)(<!-- end: figures -->)", re.S)
 
@@ -43,7 +46,6 @@ def _source(results: dict[str, Any]) -> str:
 def readme(results: dict[str, Any]) -> str:
     """A step through each front end, beside the anchors of the same run; the launch."""
     core, kernel, server = results["core"], results["kernel"], results["server"]
-    anchors = core["anchors"]
     rows = [
         ("a step from Python (`session.next()`)", core["step_ms"]),
         ("a step over the comm (a frontend's request)", kernel["comm_ms"]),
@@ -53,15 +55,72 @@ def readme(results: dict[str, Any]) -> str:
     ]
     lines = ["| median, ms | relay | n |", "|---|---:|---:|"]
     lines += [f"| {name} | {_ms(figure['median'])} | {figure['n']:,} |" for name, figure in rows]
-    same_run = [(f"a raw DAP client straight to debugpy, {label.split(', ')[1]}", anchor.get("step_ms"),
-                 "`session.next()`", core["step_ms"]["median"]) for label, anchor in anchors.items()]
+    same_run = _raw_dap_steps(core)
     if kernel.get("anchor"):
         same_run.append(("JupyterLab's debugger (ipykernel's debug protocol)", kernel["anchor"]["step_ms"],
                          "the comm's step", kernel["comm_ms"]["median"]))
-    lines += ["", "| a step, median, ms | | the relay in the same run | | |", "|---|---:|---|---:|---:|"]
+    return "\n".join(lines) + "\n\n" + _step_table(same_run) + "\n\n" + _source(results) + "\n"
+
+
+def _raw_dap_steps(core: dict[str, Any]) -> list[tuple[str, float | None, str, float]]:
+    """A raw DAP client's step straight to debugpy (each anchor), beside ``session.next()`` of the same run."""
+    return [(f"a raw DAP client straight to debugpy, {label.split(', ')[1]}", anchor.get("step_ms"),
+             "`session.next()`", core["step_ms"]["median"]) for label, anchor in core["anchors"].items()]
+
+
+def _step_table(same_run: list[tuple[str, float | None, str, float]]) -> str:
+    lines = ["| a step, median, ms | | the relay in the same run | | |", "|---|---:|---|---:|---:|"]
     lines += [f"| {name} | {_ms(value)} | {what} | {_ms(relay)} | {_ratio(value, relay)} faster |"
               for name, value, what, relay in same_run]
-    return "\n".join(lines) + "\n\n" + _source(results) + "\n"
+    return "\n".join(lines)
+
+
+def step(results: dict[str, Any]) -> str:
+    """A launched target's step (``session.next()``) beside a raw DAP client's straight to debugpy, same run."""
+    return _step_table(_raw_dap_steps(results["core"])) + "\n\n" + _source(results) + "\n"
+
+
+def command_response(results: dict[str, Any]) -> str:
+    """A line appended to a session's ``commands.jsonl`` to its ``command_response`` event."""
+    figure = results["core"]["command_response_ms"]
+    return ("| a line appended to `commands.jsonl` → its `command_response`, ms | median | p95 | n |\n"
+            f"|---|---:|---:|---:|\n| | {_ms(figure['median'])} | {_ms(figure['p95'])} | {figure['n']:,} |\n\n"
+            + _source(results) + "\n")
+
+
+def comm(results: dict[str, Any]) -> str:
+    """A comm message's round trip, and 19 sessions stepped at once as 19 messages or as one ``requests``."""
+    kernel = results["kernel"]
+    rows = [("a request the kernel answers at once (`status`), round trip", kernel["echo_ms"]),
+            ("20 sessions stepped at once, 19 of them over the comm in a `next` message each: request → `stopped`",
+             kernel["instant_20"]["comm"]),
+            ("the same, the 19 in one `requests` message", kernel["instant_20_requests"])]
+    lines = ["| over the comm, ms | median | p99 | n |", "|---|---:|---:|---:|"]
+    lines += [f"| {name} | {_ms(f['median'])} | {_ms(f['p99'])} | {f['n']:,} |" for name, f in rows]
+    return ("\n".join(lines) + f"\n\nMeasured by `bench/kernel_bench.py` (in `make bench`) on {_machine(kernel)}, "
+            "shared with other work; `make docs` writes this table from `bench/results.json`.\n")
+
+
+def mcp(results: dict[str, Any]) -> str:
+    """One task over MCP stdio against this relay and against mcp-debugger (``bench/mcp_bench.py``)."""
+    part = results["mcp_bench"]
+    names = [name for name in part if name != "machine"]
+
+    def each(cell: Callable[[dict[str, Any]], str]) -> str:
+        return " | ".join(cell(part[name]) if part[name]["text_bytes"] else "–" for name in names)
+
+    rows = [(title, lambda m, key=key: f"{_ms(m[key]['median'])} ms (n={m[key]['n']})")
+            for title, key in (("launch → first stop", "launch"), ("step over, median", "step"),
+                               ("evaluate, median", "evaluate"))]
+    rows += [("text returned for the whole task", lambda m: f"{mean(m['text_bytes']) / 1000:.1f} KB"),
+             ("tools in `tools/list`", lambda m: str(m["tools"])),
+             ("size of `tools/list`", lambda m: f"{m['tools_list_bytes'] / 1000:.1f} KB")]
+    lines = ["| | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    lines += [f"| {title} | {each(cell)} |" for title, cell in rows]
+    machine = part["machine"]
+    return ("\n".join(lines) + f"\n\nMedians of `bench/mcp_bench.py` (in `make bench`; n is the number of samples) "
+            f"on {machine['date']} ({machine['cpus']} cores, shared with other work); `make docs` writes this table "
+            "from `bench/results.json`.\n")
 
 
 CORE_ROWS = (  # title, the core bench's key, the goal (ms), the anchors' key
@@ -265,12 +324,55 @@ def ray(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n" + ray_join(results)
 
 
+def hot_breakpoints(results: dict[str, Any]) -> str:
+    """Breakpoints checked in a hot loop (``bench/hot_breakpoints.py``): its CPU plain, under the relay, raw debugpy."""
+    part = results["hot_breakpoints"]
+    counted = bool(part.get("instructions"))
+    head = ("| the loop's CPU, median ms | Python | plain | relay | added a pass, ns | relay / plain | raw debugpy "
+            "| added a pass, ns | raw / plain | n |")
+    lines = [head + (" instructions a pass: plain | added: relay | added: raw |" if counted else ""),
+             "|---|---|" + "---:|" * (8 + 3 * counted)]
+
+    def cell(value: float | None, unit: str = "") -> str:
+        return "–" if value is None else f"{value:,.0f}{unit}" if abs(value) >= 100 else f"{value:.1f}{unit}"
+
+    def added(found: dict[str, Any], who: str) -> float | None:
+        each = found.get("instructions_per_pass", {})
+        return each[who] - each["plain"] if who in each and "plain" in each else None
+
+    for key, title in part["rows"].items():
+        for version, rows in part["pythons"].items():
+            found = rows[key]
+            cells = [f"{key}. {title}", version, _ms(found["plain"]["median"])]
+            for who in ("relay", "raw"):
+                if who in found:
+                    cells += [_ms(found[who]["median"]), cell(found[f"{who}_ns_per_pass"]),
+                              _times(found[f"{who}_ratio"])]
+                else:
+                    cells += ["–", "–", "–"]
+            cells.append(str(found["plain"]["n"]))
+            if counted:
+                cells += [cell(found.get("instructions_per_pass", {}).get("plain")), cell(added(found, "relay")),
+                          cell(added(found, "raw"))]
+            lines.append("| " + " | ".join(cells) + " |")
+    note = (f"`{part['command']}` on {_machine(part)}, shared with other work: the loop's own CPU time (its thread's, "
+            f"printed by the target); plain and the relay at {part['passes']:,} passes, raw debugpy (`--listen`, a "
+            f"raw DAP client) at {part['raw_passes']:,}, its added ns and ratio against plain runs of as many "
+            "passes. Rows with stops hold them; row 6 times the loop after the add.")
+    if counted:
+        passes = part["count_passes"]
+        note += (f" Instructions: valgrind's callgrind, the loop only, one run each, plain and the relay at "
+                 f"{passes['plain and relay']:,} passes, raw debugpy at {passes['raw']:,}; row 6 not counted.")
+    return "\n".join(lines) + "\n\n" + note + " `make docs` writes this table from `bench/results.json`.\n"
+
+
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "performance.md": performance}
 NAMED: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {  # block name -> the bench it shows, its figures
     "suites": ("suites", suites), "target-versions": ("target_versions", target_versions),
     "launch-cost": ("launch_cost", launch_cost), "compare": ("compare", compare),
-    "instructions": ("instructions", instructions),
-    "ray": ("ray", ray), "ray_join": ("ray", ray_join)}
+    "instructions": ("instructions", instructions), "hot-breakpoints": ("hot_breakpoints", hot_breakpoints),
+    "ray": ("ray", ray), "ray_join": ("ray", ray_join), "step": ("core", step),
+    "command-response": ("core", command_response), "comm": ("kernel", comm), "mcp": ("mcp_bench", mcp)}
 
 
 def render(page: str, text: str, results: dict[str, Any]) -> str:
@@ -289,16 +391,22 @@ def render(page: str, text: str, results: dict[str, Any]) -> str:
     return BLOCK.sub(write, text)
 
 
+def pages() -> list[str]:
+    """The README and every page of docs/ that holds a figures block."""
+    found = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    return [page for page in found if "<!-- generated: figures" in open(page).read()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pages", nargs="+")
+    parser.add_argument("pages", nargs="*", help="default: the README and every page of docs/ with a figures block")
     parser.add_argument("--check", action="store_true", help="only say whether the pages are up to date")
     parser.add_argument("--results", default=RESULTS)
     options = parser.parse_args(argv)
     with open(options.results) as f:
         results = json.load(f)
     stale = []
-    for page in options.pages:
+    for page in options.pages or pages():
         with open(page) as f:
             text = f.read()
         new = render(page, text, results)

@@ -135,6 +135,11 @@ class Variable:
     truncated: bool = False
     cycle: bool = False  # the value is one of its ancestors in the tree (a reference back): expanding it repeats
 
+    @property
+    def group(self) -> bool:
+        """Whether it is one of debugpy's presentation groups ("special variables", ...): a folder, no value."""
+        return self.name.endswith(" variables") and not self.value and bool(self.ref)
+
 
 @dataclass
 class Watch:

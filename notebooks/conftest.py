@@ -27,7 +27,7 @@ NO_EZ = "there is no `ez` command on the PATH: the EZ cells need the real EZ (gi
 
 
 NEEDS_RAY = "needs-ray"
-NO_RAY = "Ray is not installed: pip install \"jupyter_debug_relay[ray]\""
+NO_RAY = "Ray is not installed: pip install -e \".[ray]\" in the clone (make setup does)"
 NOT_LOOPBACK = ("the Ray cells run inside a network namespace with only loopback (Ray uses the machine's address "
                 "otherwise): unshare --net, then ip link set lo up")
 

@@ -19,12 +19,13 @@ TOKEN = "test-token-0123456789"
 
 
 @contextmanager
-def live_server(**config: object) -> Iterator[tuple[RelayServer, httpx.Client]]:
-    """A relay served on 127.0.0.1:0 with ``TOKEN`` (its home a temporary folder), and an httpx client."""
+def live_server(token_file: bool | None = None, **config: object) -> Iterator[tuple[RelayServer, httpx.Client]]:
+    """A relay served on 127.0.0.1:0 with ``TOKEN`` (its home a temporary folder), and an httpx client;
+    ``token_file``: write the token file as a server with a token of its own does (the CLI finds it so)."""
     home = tempfile.mkdtemp(prefix="relay-home-")
     relay = Relay()
     options = {"port": 0, "token": TOKEN, "home": home, **config}
-    server = RelayServer(relay, ServerConfig(**options)).start()  # type: ignore[arg-type]
+    server = RelayServer(relay, ServerConfig(**options), token_file=token_file).start()  # type: ignore[arg-type]
     client = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
     try:
         yield server, client

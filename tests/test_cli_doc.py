@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 from jupyter_debug_relay import Relay
+from jupyter_debug_relay.cli import build_parser
 from tests.conftest import line_of
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
@@ -61,3 +63,10 @@ def test_every_example_of_the_cli_page_prints_what_the_page_shows(tmp_path):
         if "attach" in command:  # the event stream and the answers print from two threads: compare the lines
             got, want = sorted(got.splitlines()), sorted(want.splitlines())
         assert got == want, f"$ {command}\n--- the page shows:\n{shown}\n--- printed:\n{printed}"
+
+
+def test_the_page_names_every_command_and_its_table_only_commands_there_are():
+    [verbs] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    top = DOC.read_text().split("\n## ")[0]  # the table of commands and the paragraphs under it
+    assert set(verbs.choices) <= set(re.findall(r"`([a-z-]+)", top))
+    assert set(re.findall(r"^\| `([a-z-]+)", top, re.M)) <= set(verbs.choices)

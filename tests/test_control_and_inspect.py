@@ -109,8 +109,7 @@ def test_a_container_of_a_hundred_and_more_pages_past_debugpys_first_hundred(pau
 
 def test_a_page_of_a_small_list_counts_its_elements_only(paused):
     app, session = paused
-    session.evaluate("small = [10, 20, 30, 40, 50, 60, 70, 80]", context="repl")
-    small = session.evaluate("small")
+    small = session.evaluate("[10, 20, 30, 40, 50, 60, 70, 80]")
     page = session.variables(small.ref, start=2, count=3)
     assert (page.start, page.total) == (2, 8)
     assert [(v.name, v.value) for v in page.items] == [("2", "30"), ("3", "40"), ("4", "50")]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import tomllib
 
+from jupyter_debug_relay.version import __version__
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -29,3 +31,23 @@ def test_the_readme_gives_a_pip_install_beside_the_clone():
     readme = (ROOT / "README.md").read_text()
     assert readme.index("make demo") < readme.index("make test") < readme.index("pip install")
     assert "<the repository URL>" not in (ROOT / "docs" / "install.md").read_text()
+
+
+def test_the_readme_names_the_system_packages_the_tests_install():
+    installed = re.findall(r"need\+=\(([\w.-]+)\)", (ROOT / ".ci" / "system-deps").read_text())
+    readme = (ROOT / "README.md").read_text()
+    listed = re.search(r"tests/test_install_doc.py compares this list with .ci/system-deps -->\n.*?: (.*?)\. ", readme,
+                       re.S).group(1)
+    assert re.split(r",\s+|\s+and\s+", listed.replace("\n", " ")) == installed
+
+
+def test_the_pages_install_the_wheel_make_wheel_builds_never_a_name_from_pypi():
+    wheel = f"jupyter_debug_relay-{__version__}-py3-none-any.whl"
+    assert re.search(r"^wheel:\n(\t.*\n)*\t\$\(BIN\)/python -m pip wheel .*--no-deps -w dist \.\n",
+                     (ROOT / "Makefile").read_text(), re.M)
+    pages = [ROOT / "README.md", ROOT / "notebooks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        text = page.read_text()
+        assert not re.search(r"pip install [\"']?jupyter_debug_relay\b", text), f"{page.name}: not on PyPI"
+        named = set(re.findall(r"jupyter_debug_relay-[\w.]+-py3-none-any\.whl", text))
+        assert named <= {wheel}, f"{page.name} names {named}; make wheel builds {wheel}"

@@ -4,6 +4,7 @@ the panel reach the engine only through the facade and the operations."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,13 @@ def test_a_backend_knows_nothing_of_jupyter():
     wrong = sorted(f"{module_name(path)}: {name}" for path in (PACKAGE / "backends").rglob("*.py")
                    for name in imported(path) if name.split(".")[0] in jupyter)
     assert not wrong, f"backends that import Jupyter: {wrong}"
+
+
+def test_the_architecture_page_names_every_folder_of_the_package_with_its_layer():
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+    tree = page.split("## The tree")[1].split("\n## ")[0]
+    named = {folder: int(level) for folders, level in re.findall(r"^\| (`\w+/`(?:, `\w+/`)*) \| (\d+) \|", tree, re.M)
+             for folder in re.findall(r"`(\w+)/`", folders)}
+    folders = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
+    assert set(LAYERS) == folders, "give each folder of the package its layer in LAYERS"
+    assert named == LAYERS, "docs/architecture.md's table of the tree differs from the folders and their layers"

@@ -1,5 +1,6 @@
 """The ``jupyter-debug-relay`` command (also ``jupyter debug-relay``): demo, install-kernel, version, doctor, serve,
-mcp, and over the session store: sessions, watch, replay, attach and the operations (pause, next, eval, bp, ...)."""
+mcp, launch and attach (into a running serve, started in the background when none runs), and over the session store:
+sessions, watch, replay, attach SESSION and the operations (pause, next, eval, bp, ...)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 
 from ..errors import RelayError
 from ..version import __version__
-from . import operations, recordings
+from . import operations, recordings, starting
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = verbs.add_parser("mcp", help="serve a relay as MCP tools on stdio (or --http: streamable HTTP at /mcp)")
     mcp.add_argument("--http", action="store_true", help="serve MCP over streamable HTTP instead of stdio")
     _server_options(mcp)
+    starting.register(verbs)
     recordings.register(verbs)
     operations.register(verbs)
     return parser

@@ -14,13 +14,15 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..errors import RelayError
 from ..kernel.grammar import field_arg
 from ..model import Breakpoint, from_json, stop_from_json
 from ..operations import OPERATIONS, parse, snapshot
-from ..operations.spelling import flag
+from ..operations.spelling import flag, pairs
 from ..store.recording import COMMANDS, EVENTS, Home
-from ..text import replay_hint, short_path, status_text, stop_reason, warnings_line
+from ..text import replay_hint, short_path, status_text, stop_reason, unbound_lines, warnings_line
 from .render import Printer, place
 
 REQUEST_TIMEOUT = 30.0  # the owning relay's default request timeout: what an answer may take beyond a wait
@@ -45,11 +47,12 @@ REMOTE_VERBS = (Verb("add", "remote_add", ("name", "url")), Verb("list", "remote
                 Verb("remove", "remote_remove", ("name",)))
 INSPECT = ("stack", "variables", "threads", "all")
 MOVES = ("pause", "continue", "next", "step_in", "step_out", "wait")  # their answer is a state and a stop
+STARTS = ("launch", "attach")  # their answer is the session, its state and its stop (cli/starting.py)
 
 
-def add_fields(parser: argparse.ArgumentParser, verb: Verb) -> None:
-    """The options (and positionals) of ``verb``, from its operation's parameter model."""
-    for name, info in OPERATIONS[verb.operation].params.model_fields.items():
+def add_fields(parser: argparse.ArgumentParser, verb: Verb, model: type[BaseModel] | None = None) -> None:
+    """The options (and positionals) of ``verb``, from its operation's parameter model (or ``model``)."""
+    for name, info in (model or OPERATIONS[verb.operation].params).model_fields.items():
         if name == "session" or name in verb.hidden:
             continue
         arg = field_arg(name, info, name in verb.positional)
@@ -57,6 +60,9 @@ def add_fields(parser: argparse.ArgumentParser, verb: Verb) -> None:
         if arg.positional:
             parser.add_argument(name, nargs="+" if arg.kind == "str" else None,
                                 type=int if arg.kind == "int" else str, help=text)
+        elif arg.kind in ("list", "pairs"):
+            parser.add_argument(flag(name), dest=name, action="append", default=None, metavar=arg.metavar,
+                                help=f"{text} (repeatable)")
         elif arg.kind == "on":
             parser.add_argument(flag(name), dest=name, action="store_true", default=None, help=text)
         elif arg.kind == "off":
@@ -68,15 +74,24 @@ def add_fields(parser: argparse.ArgumentParser, verb: Verb) -> None:
                                 metavar=arg.metavar, help=text)
 
 
-def fields_of(options: argparse.Namespace, verb: Verb) -> dict[str, Any]:
-    """The operation's arguments from the parsed options (given ones only)."""
-    fields = OPERATIONS[verb.operation].params.model_fields
+def fields_of(options: argparse.Namespace, verb: Verb, model: type[BaseModel] | None = None) -> dict[str, Any]:
+    """The operation's arguments (or ``model``'s fields) from the parsed options (given ones only)."""
+    fields = (model or OPERATIONS[verb.operation].params).model_fields
     args = {name: getattr(options, name) for name in fields
             if name != "session" and name not in verb.hidden and getattr(options, name, None) is not None}
     for name in verb.positional:
         if isinstance(args.get(name), list):
             args[name] = " ".join(args[name])
+    for name in args:
+        if field_arg(name, fields[name], False).kind == "pairs":
+            args[name] = pairs(flag(name), args[name])
     return args
+
+
+def local_place(place: str) -> str:
+    """``FILE:LINE`` or ``FILE:"TEXT"`` with FILE made absolute from here (not normalized: TEXT stays as typed), for a
+    relay whose working directory is another."""
+    return os.path.join(os.getcwd(), os.path.expanduser(place))
 
 
 def register(verbs: Any) -> None:
@@ -118,7 +133,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _bp_args(options: argparse.Namespace, verb: Verb) -> dict[str, Any]:
     args = fields_of(options, verb)
     if verb.word == "add":  # FILE:LINE, FILE:"TEXT" or FILE (with --content): the operation reads the place
-        args.update(path=os.path.join(os.getcwd(), os.path.expanduser(options.place)))  # not normalized: TEXT stays
+        args.update(path=local_place(options.place))
     return args
 
 
@@ -215,6 +230,8 @@ def show(printer: Printer, operation: str, result: Any) -> None:
         printer.data(result)
     elif operation in MOVES:
         printer.text(stop_line(result))
+    elif operation in STARTS:  # and each breakpoint it will not stop at, with why
+        printer.text(stop_line(result) + unbound_lines([from_json(Breakpoint, b) for b in result["unverified"]]))
     elif operation == "snapshot":
         printer.text(snapshot.render(result, short_path))
     elif operation == "expose":
@@ -240,7 +257,9 @@ def show(printer: Printer, operation: str, result: Any) -> None:
             "no breakpoints")
     else:
         printer.data(result)
-    warned = warnings_line((result.get("session") or {}).get("warnings") or []) if operation == "status" else ""
-    if warned and not printer.as_json:
-        printer.text(warned)
+    told = result.get("warnings") if operation in STARTS else None  # the features off in the target, and why
+    if operation == "status":
+        told = (result.get("session") or {}).get("warnings")
+    if told and not printer.as_json:
+        printer.text(warnings_line(told))
 

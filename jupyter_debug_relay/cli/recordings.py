@@ -1,4 +1,4 @@
-"""The CLI over the session store: ``sessions``, ``watch``, ``replay`` and ``attach``."""
+"""The CLI over the session store: ``sessions``, ``watch``, ``replay`` and ``attach SESSION``."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from . import operations
 from .render import Printer
 
 _SPEED = re.compile(r"^(\d+(?:\.\d+)?)x?$")
-_SESSION = "a session's name, unique id, a unique prefix of one, or current (the default)"
+SESSION = "a session's name, unique id, a unique prefix of one, or current (the default)"
 
 
 def register(verbs: Any) -> None:
-    """Add ``sessions``, ``watch``, ``replay`` and ``attach`` to the CLI's subparsers."""
+    """Add ``sessions``, ``watch`` and ``replay`` to the CLI's subparsers (``attach`` is cli/starting.py's)."""
     sessions = verbs.add_parser("sessions", help="list the most recent recorded sessions, live ones first")
     sessions.add_argument("--json", action="store_true", help="print them as JSON")
     sessions.add_argument("--limit", type=int, default=20, metavar="N",
@@ -31,7 +31,7 @@ def register(verbs: Any) -> None:
     sessions.add_argument("--name", help="only sessions of this name (e.g. s1)")
     sessions.set_defaults(run=_sessions)
     watch = verbs.add_parser("watch", help="print a session's events as they are recorded, until it ends")
-    watch.add_argument("session", nargs="?", default="current", metavar="SESSION", help=_SESSION)
+    watch.add_argument("session", nargs="?", default="current", metavar="SESSION", help=SESSION)
     _filters(watch)
     watch.add_argument("--new", action="store_true", help="only events recorded from now on")
     watch.set_defaults(run=_watch)
@@ -42,9 +42,6 @@ def register(verbs: Any) -> None:
                         "faster, e.g. 2x")
     _filters(replay)
     replay.set_defaults(run=_replay)
-    attach = verbs.add_parser("attach", help="watch a live session and send it commands at a prompt")
-    attach.add_argument("session", nargs="?", default="current", metavar="SESSION", help=_SESSION)
-    attach.set_defaults(run=_attach)
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
@@ -141,7 +138,7 @@ def _replay(options: argparse.Namespace) -> int:
 
 # -- attach ------------------------------------------------------------------------------------------
 
-def _attach(options: argparse.Namespace) -> int:
+def attach_session(options: argparse.Namespace) -> int:
     """The session's events above a prompt that takes the CLI's operation subcommands (history, completion)."""
     home = Home()
     entry = home.resolve(options.session)

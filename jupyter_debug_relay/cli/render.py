@@ -50,7 +50,10 @@ def summary(event: dict[str, Any]) -> str:
         return f"{len(data.get('frames') or [])} frames, {len(data.get('variables') or [])} variables"
     if kind == "dropped":
         return f"{data.get('events')} events ({data.get('bytes', '?')} bytes) not recorded"
-    text = json.dumps(data, separators=(",", ":"))
+    head = ""
+    if kind == "raw":  # a peer's own event: its protocol and name, then its body
+        head, data = f"{data.get('protocol')} {data.get('name')} ", data.get("body") or {}
+    text = head + json.dumps(data, separators=(",", ":"))
     return text if len(text) <= 120 else text[:117] + "..."
 
 

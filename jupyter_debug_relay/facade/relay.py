@@ -67,6 +67,7 @@ class Relay:
         self._thread.start()
         store = SessionStore(home, redact=redact) if record else None
         self._manager = SessionManager(output_cap, idle_timeout, max_value_length, store)
+        self._store = store
         self.profiles = ProfileStore()  # named breakpoint sets in the home
         self.remotes = Remotes()  # other machines' relays, whose sessions are sessions here
         self._closed = False
@@ -115,6 +116,11 @@ class Relay:
     @property
     def manager(self) -> SessionManager:
         return self._manager
+
+    @property
+    def home(self) -> str | None:
+        """The session store's folder this relay records into and takes commands from; None when it does not record."""
+        return str(self._store.home.root) if self._store is not None else None
 
     # -- sessions ---------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from pydantic.fields import FieldInfo
 
 from ..errors import RelayError
 from ..operations import OPERATIONS, Operation
-from ..operations.spelling import flag
+from ..operations.spelling import flag, pairs, script
 
 PREFIX = "%debug_session"
 SPELLINGS = {"thread_id": "--thread", "frame_id": "--frame", "path_mappings": "--map"}  # the magic's own, beside
@@ -30,6 +30,7 @@ METAVARS = {
     "levels": "N", "start": "S", "count": "C", "since": "CURSOR", "limit": "N", "port": "P", "host": "H",
     "pid": "PID", "ez": "PATH", "adapter": '"CMD ARGS"|NAME', "launch": "JSON", "attach": "JSON", "session": "NAME",
     "path_mappings": "REMOTE=LOCAL", "on": "NAME", "token_file": "F", "fingerprint": "SHA256",
+    "timeout_minutes": "M", "pythons": "PATH", "debugpy": "FOLDER",
 }
 
 
@@ -361,10 +362,7 @@ def _script(magic: Magic, values: dict[str, Any]) -> None:
     if words[0].startswith("-"):
         raise RelayError("invalid_request", f"{PREFIX} {magic.word}: unrecognized arguments: {words[0]}.",
                          f"Usage: {usage(magic)}")
-    values["module" if module is not None else "program"] = words[0]
-    rest = words[2:] if words[1:2] == ["--"] else words[1:]
-    if rest:
-        values["args"] = rest
+    values.update(script(words, module is not None))
 
 
 def _leading_options(magic: Magic, rest: str) -> tuple[dict[str, Any], str]:
@@ -430,18 +428,12 @@ def _convert(magic: Magic, arg: Arg, value: Any) -> Any:
             return int(value) if arg.kind == "int" else float(value)
         except ValueError:
             if arg.extra:
-                raise RelayError("invalid_request", f"{PREFIX} {magic.word}: {arg.metavar} takes a number, not "
+                named = arg.metavar if arg.positional else arg.flags[-1]
+                raise RelayError("invalid_request", f"{PREFIX} {magic.word}: {named} takes a number, not "
                                  f"{value!r}.", f"Usage: {usage(magic)}") from None
             return value
     if arg.kind == "pairs":
-        pairs = {}
-        for pair in value:
-            key, sep, item = pair.partition("=")
-            if not sep or not key:
-                raise RelayError("invalid_request", f"--{arg.dest} takes KEY=VALUE, not {pair!r}.",
-                                 f"e.g. --{arg.dest} MODE=fast")
-            pairs[key] = item
-        return pairs
+        return pairs(f"--{arg.dest}", value)
     if arg.kind == "json":
         return _json(value, arg.flags[-1])
     if arg.kind == "words":

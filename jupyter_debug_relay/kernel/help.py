@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..errors import RelayError
 from .grammar import MAGICS, PREFIX, SESSION_COMMANDS, Magic, args_of, usage, usage_parts
+from .parsing import BP_USAGE
 
 
 def _wrapped(magic: Magic, width: int = 110) -> str:
@@ -16,15 +17,30 @@ def _wrapped(magic: Magic, width: int = 110) -> str:
     return "\n".join(lines) + f"\n      {magic.text}"
 
 
-BP_HELP = """\
-%bp FILE:LINE [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]
-%bp func NAME [if CONDITION]                          (NAME may be qualified: Point.norm, module.func)
-%bp exceptions raised|uncaught|none [TYPE,TYPE...]    (only those exception types, e.g. ValueError,KeyError)
-%bp edit ID [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]   (a clause with nothing after it removes it)
-%bp condition-errors stop|run                         (whether a failing condition stops)
-%bp stage FLOW STAGE [rule N] [if CONDITION]          (Mycel)
-%bp output REGEX                                      (pause just after a matching line of output)
-%bp list | rm ID... | clear [FILE] | disable ID | enable ID"""
+BP_LINES = (  # the lines of the %bp help: the forms of parsing.BP_USAGE on each, and a note
+    (("line",), ""),
+    (("content",), "the line holding TEXT; follows edits"),
+    (("func",), "also function:NAME; qualified names too: Point.norm"),
+    (("exceptions",), "only those exception types, e.g. ValueError,KeyError"),
+    (("edit",), "a clause with nothing after it removes it"),
+    (("condition-errors",), "whether a failing condition stops"),
+    (("stage",), "Mycel"),
+    (("output",), "pause just after a matching line of output"),
+    (("list", "rm", "clear", "disable", "enable"), ""),
+    (("save", "load", "profiles"), "named sets of breakpoints, kept for the next kernel"),
+)
+
+
+def bp_help() -> str:
+    """The ``%bp`` grammar: every form of ``BP_USAGE``, on the lines of ``BP_LINES``."""
+    lines = []
+    for verbs, note in BP_LINES:
+        text = " | ".join([BP_USAGE[verbs[0]], *(BP_USAGE[verb].removeprefix("%bp ") for verb in verbs[1:])])
+        if note:  # after the form, in the column of the others when it fits in 110 characters, else under it
+            text = f"{text:<53} ({note})" if len(f"{text:<53} ({note})") <= 110 else f"{text}\n    ({note})"
+        lines.append(text)
+    return "\n".join(lines)
+
 
 EXAMPLES = """\
 Examples:
@@ -49,7 +65,7 @@ def build_help() -> str:
         out.append(f"\n{group}:")
         out += [_wrapped(m) for m in magics]
     out.append("\nEvery command takes --session NAME to address another session than the current one.\n")
-    out += [BP_HELP, "", EXAMPLES]
+    out += [bp_help(), "", EXAMPLES]
     return "\n".join(out) + "\n"
 
 

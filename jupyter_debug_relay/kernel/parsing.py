@@ -10,8 +10,19 @@ from ..model import Breakpoint
 from ..operations.locations import location
 from .grammar import split
 
-BP_COMMANDS = ("func", "exceptions", "condition-errors", "stage", "output", "edit", "list", "rm", "clear", "disable",
-               "enable", "save", "load", "profiles")
+BP_USAGE = {  # each form of a %bp line: the usage its mistakes say, and the help's lines (kernel/help.py)
+    "line": "%bp FILE:LINE [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]",
+    "content": '%bp FILE:"TEXT" [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]',
+    "func": "%bp func NAME [if CONDITION]",
+    "exceptions": "%bp exceptions raised|uncaught|none [TYPE,TYPE...]",
+    "condition-errors": "%bp condition-errors stop|run",
+    "stage": "%bp stage FLOW STAGE [rule N] [if CONDITION]",
+    "output": "%bp output REGEX",
+    "edit": "%bp edit ID [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]",
+    "list": "%bp list", "rm": "%bp rm ID...", "clear": "%bp clear [FILE]", "disable": "%bp disable ID",
+    "enable": "%bp enable ID", "save": "%bp save NAME", "load": "%bp load NAME", "profiles": "%bp profiles",
+}
+BP_COMMANDS = tuple(verb for verb in BP_USAGE if verb not in ("line", "content"))  # the words after %bp
 
 
 # -- %bp -------------------------------------------------------------------------------------
@@ -81,7 +92,7 @@ def parse_bp_line(line: str) -> BpCommand:
     if first in ("save", "load", "profiles"):
         words = split(rest)
         if len(words) != (first != "profiles"):
-            raise RelayError("invalid_request", f"Usage: %bp {first}" + (" NAME." if first != "profiles" else "."),
+            raise RelayError("invalid_request", f"Usage: {BP_USAGE[first]}.",
                              "e.g. `%bp save smoke`, `%bp load smoke`, `%bp profiles`.")
         return BpCommand(first, Breakpoint(id=0, kind="line", name=words[0] if words else None))
     if first in ("list", "rm", "clear", "disable", "enable"):
@@ -92,30 +103,30 @@ def parse_bp_line(line: str) -> BpCommand:
             return BpCommand("clear", Breakpoint(id=0, kind="line", path=words[0] if words else None))
         ids = _ids(words, first)
         if first != "rm" and len(ids) != 1:
-            raise RelayError("invalid_request", f"`%bp {first}` takes one breakpoint id.")
+            raise RelayError("invalid_request", f"`%bp {first}` takes one breakpoint id.", f"Usage: {BP_USAGE[first]}.")
         return BpCommand(first, ids=ids)
     if first == "exceptions":
         words = split(rest)
         if not words or words[0] not in ("raised", "uncaught", "none") or (words[0] == "none" and len(words) > 1):
-            raise RelayError("invalid_request", "Usage: %bp exceptions raised|uncaught|none [TYPE,TYPE...].",
+            raise RelayError("invalid_request", f"Usage: {BP_USAGE['exceptions']}.",
                              "e.g. %bp exceptions raised ValueError,KeyError")
         types = [name for word in words[1:] for name in word.split(",") if name]
         return BpCommand("exceptions", Breakpoint(id=0, kind="exception", name=words[0]), types=types)
     if first == "output":  # the rest of the line is the regex, as written
         if not rest.strip():
-            raise RelayError("invalid_request", "Usage: %bp output REGEX.", "e.g. %bp output ^ERROR")
+            raise RelayError("invalid_request", f"Usage: {BP_USAGE['output']}.", "e.g. %bp output ^ERROR")
         return BpCommand("output", Breakpoint(id=0, kind="output", pattern=rest.strip()))
     if first == "condition-errors":
         words = split(rest)
         if len(words) != 1 or words[0] not in ("stop", "run"):
-            raise RelayError("invalid_request", "Usage: %bp condition-errors stop|run.",
+            raise RelayError("invalid_request", f"Usage: {BP_USAGE['condition-errors']}.",
                              "stop: a breakpoint whose condition fails stops there (the default); run: it does not.")
         return BpCommand("condition_errors", Breakpoint(id=0, kind="exception", name=words[0]))
     head, clauses = _clauses(text, _STAGE_CLAUSES if first == "stage" else _LINE_CLAUSES)
     if first == "edit":
         words = split(head)[1:]
         if len(words) != 1 or not clauses:
-            raise RelayError("invalid_request", "Usage: %bp edit ID [if CONDITION] [hit HIT] [log MESSAGE].",
+            raise RelayError("invalid_request", f"Usage: {BP_USAGE['edit']}.",
                              "A clause with nothing after it removes it: `%bp edit 2 if` makes breakpoint 2 "
                              "unconditional.")
         names = {"if": "condition", "hit": "hit_condition", "log": "log_message"}
@@ -126,12 +137,12 @@ def parse_bp_line(line: str) -> BpCommand:
     if first == "func" or first.startswith("function:"):
         words = split(head)[1:] if first == "func" else [first.partition(":")[2], *split(head)[1:]]
         if len(words) != 1:
-            raise RelayError("invalid_request", "Usage: %bp func NAME [if CONDITION].")
+            raise RelayError("invalid_request", f"Usage: {BP_USAGE['func']}.")
         return BpCommand("func", Breakpoint(id=0, kind="function", name=words[0], condition=condition))
     if first == "stage":
         words = split(head)[1:]
         if len(words) != 2:
-            raise RelayError("invalid_request", "Usage: %bp stage FLOW STAGE [rule N] [if CONDITION].")
+            raise RelayError("invalid_request", f"Usage: {BP_USAGE['stage']}.")
         rule = clauses.get("rule")
         try:
             rule_index = int(rule) if rule is not None else None
@@ -144,14 +155,14 @@ def parse_bp_line(line: str) -> BpCommand:
         path_words = split(spot.path)
         if len(path_words) != 1:
             raise RelayError("invalid_request", f"Cannot read {spot.path!r} as a file.",
-                             'Usage: %bp FILE:"TEXT OF THE LINE"; quote a path with spaces.')
+                             f"Usage: {BP_USAGE['content']}; quote a path with spaces.")
         return BpCommand("line", Breakpoint(id=0, kind="line", path=path_words[0], content=spot.content,
                                             condition=condition, hit_condition=clauses.get("hit") or None,
                                             log_message=clauses.get("log") or None))
     words = split(head)
     if len(words) != 1 or ":" not in words[0]:
         raise RelayError("invalid_request", f"Cannot read {head!r} as FILE:LINE.",
-                         'Usage: %bp FILE:LINE [if CONDITION] [hit HIT] [log MESSAGE]; quote a path with spaces.')
+                         f"Usage: {BP_USAGE['line']}; quote a path with spaces.")
     spot = location(words[0])
     if spot is None or spot.line is None:
         raise RelayError("invalid_line", f"{words[0].rpartition(':')[2]!r} is not a line number.",

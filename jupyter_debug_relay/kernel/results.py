@@ -162,7 +162,7 @@ class VariablesResult(Result):
         self.title, self.variables, self.start = title, variables, start
         self.total = total if total is not None else len(variables)
         lines = [f"{v.name} = {_one_line(v.value)}" + (f"  ({v.type})" if v.type else "") + (CYCLE if v.cycle else "")
-                 for v in variables if not _is_group(v)]
+                 for v in variables if not v.group]
         shown_to = start + len(variables)
         if start or shown_to < self.total:
             lines.append(f"… {start}–{shown_to} of {self.total} (use --start/--count for more)")
@@ -195,11 +195,6 @@ def _one_line(value: str, limit: int = 200) -> str:
     """A value as one line of text: its first line, cut at ``limit``; the HTML shows it whole."""
     first = value.split("\n", 1)[0]
     return first[:limit] + " …" if len(first) > limit or first != value else first
-
-
-def _is_group(var: Variable) -> bool:
-    """debugpy's presentation groups ("special variables", ...): folders with no value of their own."""
-    return var.name.endswith(" variables") and not var.value and bool(var.ref)
 
 
 class ValueResult(Result):

@@ -62,6 +62,16 @@ class SourceParams(SessionParams):
     known_hash: StrictStr | None = Field(None, description="The SHA-256 of the text the caller has (a cache).")
 
 
+class StartOptions(BaseModel):
+    """What launch, attach and connect add where a front end waits for the start (HTTP, MCP, the CLI): wait for the
+    first stop or the end, and how long."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    wait: StrictBool = Field(True, description="Wait for the first stop or the end; false answers at once.")
+    timeout: Timeout = Field(10.0, description="Seconds to wait; past them the answer is state running.")
+
+
 class LaunchParams(Params):
     """A Python script (or ``module``) started under debugpy."""
 

@@ -88,8 +88,9 @@ async def _locals(session: Session, p: SnapshotParams) -> tuple[list[Variable], 
     if not scopes:
         return [], 0
     page = await session.variables(scopes[0].ref, 0, P.MAX_PAGE if p.filter else p.locals)
-    kept = [replace(v, value=_cut(v.value, p.max_chars)) for v in page.items if matches(v.name, p.filter)]
-    return kept[:p.locals], len(kept) if p.filter else page.total
+    values = [v for v in page.items if not v.group]
+    kept = [replace(v, value=_cut(v.value, p.max_chars)) for v in values if matches(v.name, p.filter)]
+    return kept[:p.locals], len(kept) if p.filter else page.total - (len(page.items) - len(values))
 
 
 async def _source(session: Session, p: SnapshotParams, line: int) -> list[SourceLine]:

@@ -4,6 +4,7 @@ launch whose program was handed one of them: written after the script, an option
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 from ..errors import RelayError
 from . import params as P
@@ -15,6 +16,24 @@ def flag(name: str, off: bool = False) -> str:
     """The option that sets field ``name``: ``--name-with-dashes``, or ``--no-...`` for a flag on by default."""
     stem = name.replace("_", "-")
     return f"--no-{stem}" if off else f"--{stem}"
+
+
+def script(words: list[str], module: bool) -> dict[str, Any]:
+    """A launch's fields from the words after its options: the script (or ``module``), then the program's own
+    arguments, as on Python's command line (a ``--`` right after the script is optional)."""
+    rest = words[2:] if words[1:2] == ["--"] else words[1:]
+    return {"module" if module else "program": words[0], **({"args": rest} if rest else {})}
+
+
+def pairs(option: str, words: list[str]) -> dict[str, str]:
+    """``KEY=VALUE`` words (an option given several times) as a dict; ``invalid_request`` names a word without =."""
+    found = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep or not key:
+            raise RelayError("invalid_request", f"{option} takes KEY=VALUE, not {word!r}.", f"e.g. {option} MODE=fast")
+        found[key] = value
+    return found
 
 
 def options(params: type[P.Params]) -> dict[str, str]:

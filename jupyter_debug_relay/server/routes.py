@@ -8,23 +8,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from ..errors import RelayError
 from ..operations import OPERATIONS, Operation
 from ..operations.dispatch import invalid
-from ..operations.params import Timeout
-
-WAIT_DEFAULT = 10.0
-
-
-class StartOptions(BaseModel):
-    """What launch, attach and connect over HTTP add: wait for the first stop or the end, and how long."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    wait: StrictBool = Field(True, description="Wait for the first stop or the end; false answers at once.")
-    timeout: Timeout = Field(WAIT_DEFAULT, description="Seconds to wait; past them the answer is state running.")
+from ..operations.params import StartOptions
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,8 @@ class RelayServer:
 
     def _write_token_file(self) -> str:
         return write_token_file(f"jupyter-debug-relay-{os.getpid()}-{self.config.port}.json",
-                                {"url": self.url, "token": self.config.token, "pid": os.getpid()})
+                                {"url": self.url, "token": self.config.token, "pid": os.getpid(),
+                                 "home": self.relay.home})
 
     def request_exit(self) -> None:
         """Stop serving soon (after the answer in flight)."""

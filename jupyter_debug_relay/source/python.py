@@ -1,13 +1,24 @@
-"""What a Python file says about breakpoints: its executable lines, and valid conditions."""
+"""What Python text says: a file's executable lines, valid conditions, a statement that adds no name where it runs."""
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 import types
 
 from ..errors import RelayError
 
 HIT_CONDITION = re.compile(r"^\s*(==|>=|>|<=|<|%)?\s*\d+\s*$")
+# A statement put in place of ``pass`` leaves, however it ends, no name that was not there before it ran (builtins
+# are reached through their module: the frame may have a ``map`` of its own).
+ADDING_NO_NAMES = """
+_relay_before = (__import__("builtins"), {*__import__("builtins").vars()})
+try:
+    pass
+finally:
+    [*_relay_before[0].map(_relay_before[0].vars().pop, _relay_before[0].vars().keys() - _relay_before[1])]
+"""
 
 
 def executable_lines(source: str, path: str) -> set[int]:
@@ -49,3 +60,21 @@ def check_hit_condition(hit_condition: str) -> None:
             "Use a number (5), a comparison (>= 2, == 3) or a modulo (% 10).",
             {"hit_condition": hit_condition},
         )
+
+
+def adding_no_names(text: str) -> str | None:
+    """The statement ``text`` made to add no name to the frame it runs in; None for an expression or no Python.
+
+    pydevd runs a statement on a copy of the frame's names, then writes each one it changed or added back into the
+    frame: the rewrite takes the names that were not there before out of the copy, however the statement ends, so
+    ``import os`` leaves nothing behind while ``x = 5`` still changes an ``x`` that was there.
+    """
+    try:
+        statements = ast.parse(textwrap.dedent(text)).body
+    except SyntaxError:
+        return None
+    if not statements or (len(statements) == 1 and isinstance(statements[0], ast.Expr)):
+        return None
+    tree = ast.parse(ADDING_NO_NAMES)
+    tree.body[1].body = statements
+    return ast.unparse(tree)

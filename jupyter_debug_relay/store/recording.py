@@ -32,23 +32,10 @@ def new_uid(now: float | None = None) -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + "-" + secrets.token_hex(2)
 
 
-def owner_alive(pid: int | None) -> bool:
-    """Whether the process ``pid`` still runs (a zombie counts as gone)."""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return procfs.state(pid) != "Z"  # None (no /proc to tell) counts as running
-
-
 def settled(entry: dict[str, Any]) -> dict[str, Any]:
     """``entry`` (from the index or a session.json) with ``live``; a live state whose owner is gone reads ended."""
     entry = dict(entry)
-    live = entry.get("state") not in ENDED and owner_alive(entry.get("pid"))
+    live = entry.get("state") not in ENDED and procfs.alive(entry.get("pid"))
     if not live and entry.get("state") not in ENDED:
         entry["state"] = "ended"
     entry["live"] = live

@@ -26,6 +26,19 @@ def read_text(path: str) -> str:
     return read_bytes(path).decode(errors="replace")
 
 
+def alive(pid: int | None) -> bool:
+    """Whether the process ``pid`` still runs (a zombie counts as gone; another user's counts as running)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return state(pid) != "Z"  # None (no /proc to tell) counts as running
+
+
 def stat_fields(pid: int | None) -> list[str] | None:
     """The fields of ``/proc/PID/stat`` after the command name (``state``, ``ppid``, ... ``starttime`` at 19), or
     None. The name is skipped by its last ``)``: it may hold spaces and parentheses of its own."""

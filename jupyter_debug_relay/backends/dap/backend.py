@@ -25,6 +25,7 @@ CLIENT_CAPABILITIES = {  # what the relay tells an adapter about itself in ``ini
     "supportsInvalidatedEvent": False, "locale": "en",
 }
 TERMINAL_ONLY = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS")  # set by Jupyter kernels for their own output
+INTERNAL_EVENTS = {"module"}  # the adapter's account of what the target loaded (debugpy: each stack's modules): no news
 
 
 class DapBackend(DapFeatures, Backend):
@@ -190,7 +191,7 @@ class DapBackend(DapFeatures, Backend):
         handler = getattr(self, f"_event_{name}", None)
         if handler is not None:
             handler(body)
-        else:
+        elif name not in INTERNAL_EVENTS:
             self.events.on_raw("dap", name, body)
 
     def _event_initialized(self, body: dict[str, Any]) -> None:
@@ -430,8 +431,12 @@ class DapBackend(DapFeatures, Backend):
             return VariablePage(items=items, start=start, total=indexed)
         return VariablePage(items=items[start : start + count], start=start, total=len(items))
 
+    def sent_expression(self, expression: str, context: str) -> str:
+        """What an ``evaluate`` sends the adapter for ``expression`` (a subclass may rewrite it)."""
+        return expression
+
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
-        args: dict[str, Any] = {"expression": expression, "context": context}
+        args: dict[str, Any] = {"expression": self.sent_expression(expression, context), "context": context}
         if frame_id is not None:
             args["frameId"] = frame_id
         try:

@@ -426,6 +426,10 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         what = f"the values in {parent.evaluate_name or parent.name!r}" if parent is not None else "the values"
         return await self._inspect(what, {"ref": ref}, self._shown(ref, start, count))
 
+    def sent_expression(self, expression: str, context: str) -> str:
+        """A statement typed at the prompt adds no name to the frame (pydevd writes back every name it added)."""
+        return (python_source.adding_no_names(expression) if context == "repl" else None) or expression
+
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
         return await self._inspect(f"{expression!r}", {"expression": expression},
                                    super().evaluate(expression, frame_id, context))

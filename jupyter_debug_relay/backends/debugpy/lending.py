@@ -15,6 +15,11 @@ version, it runs its pure-Python parts, several times slower between stops. So a
   it: offline), the target runs the kernel's, and the session says so once on its console and in its
   warnings (the boot then switches on only the features whose names that debugpy has).
 
+An install fills a scratch folder beside the copy, named after the installing process
+(``VERSION-pyXY.PID.random``), and renames it into place when done. A process that exits mid-install kills
+pip's or compileall's process group and removes its scratch folder (atexit); one that dies without that
+leaves its folder to the next look at the cache, which removes every scratch folder whose process is gone.
+
 ``$JUPYTER_DEBUG_RELAY_DEBUGPY``, when set, names the debugpy package every target runs instead (a build of one's
 own); the boot checks its features as any other's.
 
@@ -28,11 +33,14 @@ kernel's debugpy in pure Python.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import logging
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,10 +62,14 @@ KERNEL_DEBUGPY = os.path.dirname(os.path.abspath(debugpy.__file__))
 CACHE_ENV = "JUPYTER_DEBUG_RELAY_CACHE"
 CHOSEN_ENV = "JUPYTER_DEBUG_RELAY_DEBUGPY"  # a debugpy package folder every target runs, whatever its Python
 OLDEST_WHEELS = (3, 10)  # the oldest Python the relay's debugpy version has wheels for
-INSTALL_TIMEOUT = 300.0
+INSTALL_TIMEOUT = 300.0  # seconds for each step of an install: pip, then compileall
+ABANDONED_AFTER = 4 * INSTALL_TIMEOUT  # twice a whole install: a scratch folder this old is no running install's
+SCRATCH = re.compile(r".+-py\d+\.(?:(\d+)\.)?[^.]+")  # VERSION-pyXY.PID.random (without PID: made by older relays)
 log = logging.getLogger(__name__)
 _installs: dict[str, threading.Thread] = {}  # cache folder -> the install making it
 _failures: dict[str, str] = {}  # cache folder -> why pip could not make it (not tried again in this process)
+_scratches: dict[str, subprocess.Popen[str]] = {}  # scratch folder of an install under way -> its step running
+_ending = False  # this process exits: no install step starts, no scratch folder is renamed into place
 _lock = threading.Lock()
 
 
@@ -112,7 +124,8 @@ def lends_to_the_kernels_python() -> bool:
 
 
 def choose(interpreter: Interpreter) -> Loan:
-    """The debugpy the target of ``interpreter`` runs (starting the install of a copy when there is none yet)."""
+    """The debugpy the target of ``interpreter`` runs (starting the install of a copy when there is none yet); a look
+    at the cache sweeps the scratch folders of abandoned installs."""
     chosen = chosen_by_the_user()
     if chosen is not None:
         return Loan(chosen)
@@ -124,6 +137,7 @@ def choose(interpreter: Interpreter) -> Loan:
     if interpreter.version < OLDEST_WHEELS and VERSION == KERNEL_VERSION:
         return Loan(KERNEL_DEBUGPY, f"Python {shown}: debugpy {VERSION} runs here in pure Python (it has no "
                     f"build for {shown}), slower between stops than on Python 3.10 and newer.\n")
+    sweep()
     folder = cached_folder(interpreter.version)
     package = debugpy_in(folder)
     if package is not None:
@@ -187,14 +201,29 @@ def wait_for_installs(timeout: float = INSTALL_TIMEOUT) -> None:
         thread.join(timeout)
 
 
-def clear_abandoned(folder: str) -> None:
-    """Remove the scratch folders of installs of ``folder`` that a process which ended mid-install left behind
-    (older than an install may take)."""
-    old = time.time() - INSTALL_TIMEOUT
-    for scratch in glob.glob(glob.escape(folder) + ".*"):
+def abandoned(now: float | None = None) -> list[str]:
+    """The scratch folders of the cache that no install under way fills: their process is gone, or they are older
+    than any install lasts (a reused pid; a folder without a pid, by its age alone)."""
+    old = (time.time() if now is None else now) - ABANDONED_AFTER
+    found = []
+    for scratch in glob.glob(os.path.join(glob.escape(cache_root()), "debugpy", "*-py*.*")):
+        match = SCRATCH.fullmatch(os.path.basename(scratch))
         with contextlib.suppress(OSError):
-            if os.path.getmtime(scratch) < old:
-                shutil.rmtree(scratch, ignore_errors=True)
+            if match and (os.path.getmtime(scratch) < old or (match[1] and not procfs.alive(int(match[1])))):
+                found.append(scratch)
+    return found
+
+
+def sweep() -> None:
+    """Remove the abandoned scratch folders of the cache, in a thread (15-20 MB each: no launch waits for that)."""
+    found = abandoned()
+    if found:
+        threading.Thread(target=_remove, args=(found,), daemon=True, name="debugpy cache sweep").start()
+
+
+def _remove(folders: list[str]) -> None:
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def install(interpreter: Interpreter) -> str | None:
@@ -205,24 +234,76 @@ def install(interpreter: Interpreter) -> str | None:
     if debugpy_in(folder):
         return debugpy_in(folder)
     os.makedirs(os.path.dirname(folder), exist_ok=True)
-    clear_abandoned(folder)
-    scratch = tempfile.mkdtemp(prefix=os.path.basename(folder) + ".", dir=os.path.dirname(folder))
+    scratch = tempfile.mkdtemp(prefix=f"{os.path.basename(folder)}.{os.getpid()}.", dir=os.path.dirname(folder))
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
                "--no-compile", "--only-binary=:all:", "--python-version", f"{version[0]}.{version[1]}",
                "--target", scratch, f"debugpy=={VERSION}"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
-                              start_new_session=True)
+        done = _step(scratch, command)
         if done.returncode != 0 or not debugpy_in(scratch):
             errors = [line for line in done.stderr.splitlines() if line.startswith("ERROR")]
             raise OSError((errors or done.stderr.strip().splitlines() or ["pip failed"])[-1])
-        subprocess.run([interpreter.path, "-m", "compileall", "-q", "-j", "0", scratch], capture_output=True,
-                       timeout=INSTALL_TIMEOUT, start_new_session=True)  # its first launch needs no compiling
-        os.replace(scratch, folder)
+        _step(scratch, [interpreter.path, "-m", "compileall", "-q", "-j", "0", scratch])  # no compiling at launch
+        with _lock:
+            _go_on()
+            os.replace(scratch, folder)
     except (OSError, subprocess.SubprocessError) as exc:
-        if not debugpy_in(folder):  # another process may have made it meanwhile
+        if not debugpy_in(folder) and not _ending:  # another process may have made it meanwhile
             _failures[folder] = str(exc)
             log.warning("Could not install debugpy %s for Python %d.%d: %s", VERSION, *version, exc)
     finally:
+        with _lock:
+            _scratches.pop(scratch, None)
         shutil.rmtree(scratch, ignore_errors=True)
     return debugpy_in(folder)
+
+
+def _step(scratch: str, command: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run a step of the install into ``scratch`` in a process group of its own, killed whole when it outlasts
+    ``INSTALL_TIMEOUT`` or this process exits."""
+    with _lock:
+        _go_on()
+        step = _scratches[scratch] = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                      text=True, start_new_session=True)
+    try:
+        out, err = step.communicate(timeout=INSTALL_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        _kill(step)
+        step.communicate(timeout=10.0)  # its pipes close with its group
+        raise
+    return subprocess.CompletedProcess(command, step.returncode, out, err)
+
+
+def _go_on() -> None:
+    """Refuse to go on with an install once this process exits (under ``_lock``)."""
+    if _ending:
+        raise OSError("this process is exiting")
+
+
+def _kill(step: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(step.pid, signal.SIGKILL)
+
+
+def _forked() -> None:
+    """A child forked from this process owns none of its installs."""
+    global _lock
+    _lock = threading.Lock()
+    _scratches.clear()
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
+@atexit.register
+def _end_installs() -> None:
+    """The process exits: kill the installs' steps under way and remove their scratch folders."""
+    global _ending
+    with _lock:
+        _ending = True
+        steps = dict(_scratches)
+    for step in steps.values():
+        _kill(step)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            step.wait(5.0)  # gone before its folder is removed: it writes nothing more there
+    _remove(list(steps))
