@@ -254,6 +254,56 @@ class SessionInfo:
 
 
 @dataclass
+class AsyncFrame:
+    """A link of a task's chain of awaits: a coroutine (or a function it called) and the line it is at."""
+
+    name: str
+    path: str
+    line: int
+
+
+@dataclass
+class AsyncTask:
+    """An asyncio task of the target at a stop: where it waits (or runs) and which tasks it awaits."""
+
+    id: str  # its identity in the target while it lives (the same at the next stop)
+    name: str
+    state: str  # pending | done | cancelled
+    coroutine: str  # the qualified name of its coroutine
+    path: str | None = None  # where it waits: the innermost frame of its chain outside asyncio's own files
+    line: int | None = None
+    stack: list[AsyncFrame] = field(default_factory=list)  # its chain, outermost first: the innermost links
+    depth: int = 0  # links in its whole chain
+    awaits: list[str] = field(default_factory=list)  # ids of the tasks it awaits (await, gather, its TaskGroup's)
+    future: str = ""  # the future it awaits when that is no task ("Future pending", "gather pending")
+    loop: int = 0  # its event loop: an index into ``AsyncTasks.loops``
+    running: bool = False  # it runs a step now: its thread is paused in it
+    stopped: bool = False  # the stop is in it
+    exception: str = ""  # the exception it ended with: its type and message
+
+
+@dataclass
+class AsyncLoop:
+    """An open asyncio event loop of the target, and the thread running it ("" when it is not running)."""
+
+    index: int
+    thread: str
+    running: bool
+    tasks: int
+
+
+@dataclass
+class AsyncTasks:
+    """The target's asyncio tasks at a stop, on every open event loop; ``note`` says why none, or that some are left
+    out (``total`` counts them all)."""
+
+    tasks: list[AsyncTask] = field(default_factory=list)
+    loops: list[AsyncLoop] = field(default_factory=list)
+    total: int = 0
+    note: str = ""
+
+
+@dataclass
 class ProcessInfo:
     """A local Python process to attach to: by ``pid``, or by ``port`` where debugpy listens for a client."""
 

@@ -217,3 +217,87 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
 def plural(count: int, word: str) -> str:
     """``3 features``, ``1 feature``, ``2 Python``."""
     return f"{count} {word}" + ("" if count == 1 or word == "Python" else "s")
+
+
+def task_rows(found: dict[str, Any]) -> list[tuple[int, str, dict[str, Any], bool]]:
+    """The tasks of a ``tasks`` answer (its JSON form) in tree order, as (loop, branch drawn before the name, task,
+    shown above already): each task under every task that awaits it, whole the first time only."""
+    tasks = found.get("tasks") or []
+    by_id = {task["id"]: task for task in tasks}
+    awaited = {child for task in tasks for child in task.get("awaits") or ()}
+    rows: list[tuple[int, str, dict[str, Any], bool]] = []
+    shown: set[str] = set()
+
+    def draw(task: dict[str, Any], lead: str, last: bool, loop: int) -> None:
+        again = task["id"] in shown
+        rows.append((loop, lead + ("└── " if last else "├── "), task, again))
+        if again:
+            return
+        shown.add(task["id"])
+        children = [by_id[child] for child in task.get("awaits") or () if child in by_id]
+        for n, child in enumerate(children):
+            draw(child, lead + ("    " if last else "│   "), n == len(children) - 1, loop)
+
+    for loop in sorted({task.get("loop", 0) for task in tasks}):
+        mine = [task for task in tasks if task.get("loop", 0) == loop]
+        roots = [task for task in mine if task["id"] not in awaited]
+        while roots:
+            for n, task in enumerate(roots):
+                draw(task, "", n == len(roots) - 1, loop)
+            roots = [task for task in mine if task["id"] not in shown][:1]  # only in a cycle of awaits: drawn too
+    return rows
+
+
+def task_where(task: dict[str, Any], shorten: Callable[[str | None], str] = short_path) -> str:
+    """``at app.py:14 in consume()``: the line a task waits at (or runs), or its coroutine when it has none."""
+    if task.get("path") is None:
+        return f"{task.get('coroutine')}()"
+    name = next((f["name"] for f in reversed(task.get("stack") or [])
+                 if f["path"] == task["path"] and f["line"] == task.get("line")), task.get("coroutine"))
+    return f"at {shorten(task['path'])}:{task.get('line')} in {name}()"
+
+
+def task_waits(task: dict[str, Any]) -> str:
+    """What a task does besides: ``stopped here``, ``awaits Future pending in Queue.get()``, ``raised ValueError``."""
+    stack = task.get("stack") or []
+    inner = stack[-1] if stack else None
+    beyond = f" in {inner['name']}()" if inner and (inner["path"], inner["line"]) != (task.get("path"),
+                                                                                      task.get("line")) else ""
+    said = []
+    if task.get("stopped"):
+        said.append("stopped here")
+    elif task.get("running"):
+        said.append("running (its thread is paused)")
+    if task.get("future"):
+        said.append(f"awaits {task['future']}{beyond}")
+    elif beyond and not task.get("running"):
+        said.append(beyond.strip())
+    if task.get("exception"):
+        said.append(f"raised {task['exception']}")
+    return "; ".join(said)
+
+
+def tasks_lines(found: dict[str, Any], shorten: Callable[[str | None], str] = short_path) -> list[str]:
+    """A ``tasks`` answer (its JSON form) as a tree per event loop, the way ``python -m asyncio pstree`` draws it:
+    ``├── consumer (pending) at app.py:14 in consume() — awaits Future pending in Queue.get()``."""
+    rows = task_rows(found)
+    if not rows:
+        return [found.get("note") or "no asyncio tasks"]
+    loops = {loop["index"]: loop for loop in found.get("loops") or []}
+    lines: list[str] = []
+    previous = None
+    for loop, branch, task, again in rows:
+        if loop != previous:
+            previous, about = loop, loops.get(loop, {})
+            thread = f"on thread {about['thread']}" if about.get("thread") else "not running"
+            count = sum(1 for row in rows if row[0] == loop and not row[3])
+            lines.append(f"event loop {loop} ({thread}): {plural(count, 'task')}")
+        if again:
+            lines.append(f"{branch}{task['name']} (shown above)")
+            continue
+        waits = task_waits(task)
+        lines.append(f"{branch}{task['name']} ({task['state']}) {task_where(task, shorten)}"
+                     + (f" — {waits}" if waits else ""))
+    if found.get("note"):
+        lines.append(f"note: {found['note']}")
+    return lines

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from ..errors import RelayError, Unsupported
 from ..model import (
+    AsyncTasks,
     Breakpoint,
     BreakpointResult,
     Frame,
@@ -234,6 +235,10 @@ class Backend(abc.ABC):
 
     async def completions(self, text: str, frame_id: int | None) -> list[str]:
         raise self.unsupported("completions")
+
+    async def tasks(self, frame_id: int) -> AsyncTasks:
+        """The target's asyncio tasks on every event loop, gathered in frame ``frame_id`` of the stop."""
+        raise self.unsupported("asyncio tasks")
 
     async def source(self, frame: Frame) -> str:
         """The source text of a frame, also when it has no file."""

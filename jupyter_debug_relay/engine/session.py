@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..backends.base import Backend, BackendEvents
 from ..errors import RelayError
 from ..model import (
+    AsyncTasks,
     BreakpointResult,
     Frame,
     Scope,
@@ -454,6 +455,13 @@ class Session(Link, BackendEvents):
     async def completions(self, text: str, frame_id: int | None) -> list[str]:
         async with self._in_frame(frame_id):
             return await self.backend.completions(text, await self._frame_id(frame_id))
+
+    async def tasks(self) -> AsyncTasks:
+        """The target's asyncio tasks on every event loop, gathered in the stopped frame."""
+        frame = await self._frame_id(None)
+        if frame is None:
+            raise RelayError("not_paused", f"Session {self.name} has no frame at this stop to look from.")
+        return await self.backend.tasks(frame)
 
     async def source(self, frame: Frame | None) -> SourceText:
         """The frame's source text (the stop's by default), with a note when its file changed since it loaded."""

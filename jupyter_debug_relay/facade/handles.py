@@ -14,6 +14,7 @@ from ..engine.events import Event
 from ..engine.session import Session
 from ..errors import RelayError
 from ..model import (
+    AsyncTasks,
     Breakpoint,
     Frame,
     OutputPage,
@@ -150,6 +151,10 @@ class SessionHandle:
     def snapshot(self, **bounds: Any) -> Snapshot:
         """The stop at once: source around it, top frames, bounded locals, watches, last output (see ``snapshot``)."""
         return self._op("snapshot", **bounds)["snapshot"]
+
+    def tasks(self) -> AsyncTasks:
+        """The target's asyncio tasks on every event loop at this stop: where each waits, which tasks it awaits."""
+        return self._op("tasks")["async_tasks"]
 
     def scopes(self, frame_id: int | None = None) -> list[Scope]:
         return self._op("scopes", frame_id=frame_id)["scopes"]

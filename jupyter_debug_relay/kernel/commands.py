@@ -38,6 +38,7 @@ from .results import (
     StackResult,
     StatusResult,
     StopResult,
+    TasksResult,
     ThreadsResult,
     ValueResult,
     VariablesResult,
@@ -256,6 +257,9 @@ class SessionWords(Words):
         result = Result(snapshot.render(as_dict(found), short_path))
         result.snapshot = found["snapshot"]
         return result
+
+    def do_tasks(self, command: Command) -> TasksResult:
+        return TasksResult(self.context.run(command, self.context.session(command.session))["async_tasks"])
 
     def do_complete(self, command: Command) -> Result:
         handle = self.context.session(command.session)

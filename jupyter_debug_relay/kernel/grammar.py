@@ -142,6 +142,7 @@ MAGICS: dict[str, Magic] = {m.word: m for m in (
     Magic("wait", "Run", "wait"),
     Magic("where", "Look", "stack"),
     Magic("snapshot", "Look", "snapshot"),
+    Magic("tasks", "Look", "tasks"),
     Magic("frame", "Look", summary="Select frame N of the stop for vars, eval, set and pull.", positional=("index",),
           extras=(Extra("index", int, "N", positional=True),)),
     Magic("vars", "Look", "variables", positional=("target",), hidden=("ref",),

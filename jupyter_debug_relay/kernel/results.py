@@ -9,7 +9,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import RelayError
-from ..model import Breakpoint, Frame, OutputPage, ProcessInfo, SessionInfo, StopInfo, Thread, Variable, Watch
+from ..model import (
+    AsyncTasks,
+    Breakpoint,
+    Frame,
+    OutputPage,
+    ProcessInfo,
+    SessionInfo,
+    StopInfo,
+    Thread,
+    Variable,
+    Watch,
+    as_dict,
+)
 from ..source.lines import line_of
 from ..text import (
     breakpoint_text,
@@ -22,6 +34,10 @@ from ..text import (
     state_text,
     stop_text,
     stop_with_line,
+    task_rows,
+    task_waits,
+    task_where,
+    tasks_lines,
     watch_lines,
 )
 
@@ -277,6 +293,25 @@ class ThreadsResult(Result):
         lines = [f"{'*' if t.id == current else ' '} {t.id} {t.name}" + (" (stopped)" if t.stopped else "")
                  for t in threads]
         super().__init__("\n".join(lines) or "no threads")
+
+
+class TasksResult(Result):
+    """The target's asyncio tasks as a tree of what awaits what, one per event loop; the stopped task marked."""
+
+    def __init__(self, found: AsyncTasks) -> None:
+        self.tasks, self.loops, self.total, self.note = found.tasks, found.loops, found.total, found.note
+        self._json = as_dict(found)
+        super().__init__("\n".join(tasks_lines(self._json)))
+
+    def _repr_html_(self) -> str:
+        rows = task_rows(self._json)
+        if not rows:
+            return super()._repr_html_()
+        cells = [(branch.replace(" ", "\u00a0") + task["name"], *(("", "", "shown above") if again else
+                  (task["state"], task_where(task), task_waits(task)))) for _, branch, task, again in rows]
+        marked = next((n for n, (_, _, task, again) in enumerate(rows) if task.get("stopped") and not again), None)
+        note = f"<div><i>{_e(self.note)}</i></div>" if self.note else ""
+        return _table(("task", "state", "where", "doing"), cells, marked) + note  # branches keep their width
 
 
 class BreakpointsResult(Result):

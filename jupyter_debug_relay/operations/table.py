@@ -17,6 +17,7 @@ from ..engine.breakpoints import applies
 from ..engine.session import Session
 from ..errors import RelayError
 from ..model import (
+    AsyncTasks,
     Breakpoint,
     Frame,
     OutputChunk,
@@ -121,6 +122,10 @@ _wait = _moving(lambda session, p: session.wait_for_stop(p.timeout))
 
 async def _threads(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
     return {"threads": await session_of(ctx, p.session).threads()}
+
+
+async def _tasks(ctx: Context, p: P.SessionParams) -> dict[str, Any]:
+    return {"async_tasks": await session_of(ctx, p.session).tasks()}
 
 
 async def _stack(ctx: Context, p: P.StackParams) -> dict[str, Any]:
@@ -359,6 +364,11 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     Operation("threads", P.SessionParams, _threads, "The target's threads.", ("threads",), PAUSED_ERRORS,
               when="Use it on multi-threaded targets to pick a thread_id.",
               http=(f"GET {S}/threads",)),
+    Operation("tasks", P.SessionParams, _tasks,
+              "The target's asyncio tasks on every event loop: state, where each waits, which tasks it awaits.",
+              ("async_tasks",), (*PAUSED_ERRORS, "evaluation_failed", "unsupported"),
+              when="Use it when paused in an asyncio program to see every task and what awaits what, as a tree.",
+              http=(f"GET {S}/tasks",)),
     Operation("stack", P.StackParams, _stack, "The call stack of a stopped thread.", ("frames", "total"),
               PAUSED_ERRORS,
               when="Use it when paused to see how the target got here; frame ids feed scopes and evaluate.",
@@ -478,7 +488,7 @@ RESULT_TYPES: dict[str, Any] = {
     "cursor": int, "dropped": int, "exit_code": int | None, "breakpoints": list[Breakpoint],
     "breakpoint": Breakpoint, "exceptions": str, "exception_types": list[str], "stop_on_error": bool,
     "thread_end": dict[str, Any] | None, "source_changed": bool, "source_note": str, "hash": str, "same": bool,
-    "watches": list[Watch],
+    "watches": list[Watch], "async_tasks": AsyncTasks,
     "timeout_minutes": float | None, "profiles": list[str], "profile": keeping.NamedProfile,
     "export": keeping.SessionExport, "deleted": bool, "unverified": list[Breakpoint], "warnings": list[str],
 }

@@ -12,7 +12,17 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..backends.base import Backend, BackendEvents
 from ..errors import RelayError
-from ..model import Breakpoint, BreakpointResult, Frame, Scope, StopInfo, Thread, Variable, VariablePage
+from ..model import (
+    AsyncTasks,
+    Breakpoint,
+    BreakpointResult,
+    Frame,
+    Scope,
+    StopInfo,
+    Thread,
+    Variable,
+    VariablePage,
+)
 from .client import Remote
 from .stream import RemoteEvent, follow
 
@@ -278,6 +288,9 @@ class RemoteBackend(Backend):
         answer = await self._call("POST", "/evaluate", {"expression": expression, "frame_id": frame_id,
                                                         "context": context})
         return parsed(Variable, answer["variable"], self.remote.name)
+
+    async def tasks(self, frame_id: int) -> AsyncTasks:
+        return parsed(AsyncTasks, (await self._call("GET", "/tasks"))["async_tasks"], self.remote.name)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         answer = await self._call("POST", f"/variables/{ref}/set", {"name": name, "value": value})

@@ -18,7 +18,7 @@ from ..errors import RelayError
 from ..model import Breakpoint, Watch, from_json, stop_from_json
 from ..operations import OPERATIONS, Operation, snapshot
 from ..operations import params as P
-from ..text import breakpoint_text, stop_reason, unbound_lines, warnings_line, watch_lines
+from ..text import breakpoint_text, stop_reason, tasks_lines, unbound_lines, warnings_line, watch_lines
 from ..version import __version__
 from . import calls
 from .mcp_resources import Resources
@@ -122,6 +122,8 @@ def _summary(result: dict[str, Any]) -> str:
 def _told(result: dict[str, Any]) -> str:
     if "snapshot" in result:
         return snapshot.render(result)
+    if "async_tasks" in result:
+        return "\n".join(tasks_lines(result["async_tasks"]))
     if "items" in result and "total" in result:
         lines = [f"{v['name']} = {v['value']}" + (f"  ({v['type']})" if v.get("type") else "")
                  for v in result["items"]]

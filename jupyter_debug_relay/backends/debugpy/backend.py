@@ -16,13 +16,22 @@ from typing import Any
 import debugpy.launcher
 
 from ...errors import RelayError
-from ...model import Breakpoint, BreakpointResult, ExceptionInfo, Frame, StopInfo, Variable, VariablePage
+from ...model import (
+    AsyncTasks,
+    Breakpoint,
+    BreakpointResult,
+    ExceptionInfo,
+    Frame,
+    StopInfo,
+    Variable,
+    VariablePage,
+)
 from ...source import python as python_source
 from ...transports import procfs
 from ..base import BackendEvents
 from ..dap import messages as wire
 from ..dap.backend import DapBackend
-from . import features, interpreter, lending, native_wait, source_changes
+from . import features, interpreter, lending, native_wait, source_changes, tasks
 from .crash_traceback import python_order
 from .slow_inspection import SlowInspection
 from .values import BYTES_TYPES, PythonValues
@@ -433,6 +442,19 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
         return await self._inspect(f"{expression!r}", {"expression": expression},
                                    super().evaluate(expression, frame_id, context))
+
+    async def tasks(self, frame_id: int) -> AsyncTasks:
+        """The asyncio tasks of the target: ``_tasks_probe.py`` run in the frame, its JSON answer read as data."""
+        try:
+            told = await self._inspect("the asyncio tasks", {"operation": "tasks"},
+                                       DapBackend.evaluate(self, tasks.expression(), frame_id, "clipboard"))
+        except RelayError as exc:
+            if exc.code != "evaluation_failed":
+                raise
+            raise tasks.failed(exc.details.get("adapter_message") or exc.message[-300:]) from None
+        if told.type != "str":  # in clipboard context pydevd answers with the exception the probe raised
+            raise tasks.failed(told.value)
+        return tasks.parse(told.value)
 
     async def _shown(self, ref: int, start: int, count: int) -> VariablePage:
         """Children of a value; bytes as base64 chunks; references back to an ancestor marked as cycles."""
