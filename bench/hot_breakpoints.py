@@ -373,8 +373,10 @@ def raw_run(python: Python, target: str, row: Row, passes: int, folder: str, arg
         sock.settimeout(None)  # the client's reader waits as long as the run takes
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         client = RawClient(sock)
-        client.request("initialize", {"adapterID": "debugpy", "clientID": "bench", "linesStartAt1": True,
-                                      "columnsStartAt1": True, "pathFormat": "path"})
+        client.response(client.request("initialize", {"adapterID": "debugpy", "clientID": "bench",
+                                                       "linesStartAt1": True, "columnsStartAt1": True,
+                                                       "pathFormat": "path"}, wait=False),
+                        timeout=connect_timeout)  # under valgrind the adapter takes long to answer
         attach = client.request("attach", {"justMyCode": True}, wait=False)
         client.wait_event(("initialized",), deadline)
         source = {"source": {"path": target}}
