@@ -183,6 +183,7 @@ class Breakpoint:
     condition: str | None = None
     hit_condition: str | None = None
     log_message: str | None = None
+    task: str | None = None  # a line breakpoint of one asyncio task: it stops only in the task of this name
     enabled: bool = True
     verified: bool = False
     message: str = ""

@@ -127,6 +127,7 @@ def breakpoint_text(bp: Breakpoint, shorten: Callable[[str | None], str] = short
     extras = "".join((
         f" if {bp.condition}" if bp.condition else "",
         f" hit {bp.hit_condition}" if bp.hit_condition else "",
+        f" --task {bp.task}" if bp.task else "",
         f" log {bp.log_message}" if bp.log_message else "",
         f" (session {bp.session} only)" if bp.session else "",
     ))

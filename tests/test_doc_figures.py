@@ -1,5 +1,6 @@
-"""No page types a timing by hand: every figure in ms or µs is in a block `bench/figures.py` writes from
-`bench/results.json`, in a transcript of a run, or one of the code's own settings named here, checked against it."""
+"""No page types a timing by hand: every figure in ms, µs or ns, and every ratio (×), is in a block
+`bench/figures.py` writes from `bench/results.json`, in a transcript of a run, or one of the code's own settings
+named here, checked against it."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from jupyter_debug_relay.store.recorder import BATCH, SessionStore
 from jupyter_debug_relay.widgets.panel import INTERVALS
 
 ROOT = Path(__file__).resolve().parent.parent
-# docs/performance.md is the bench's own journal: its dated sections keep the figures of their day.
+# docs/performance-history.md keeps the bench's past runs: its dated sections keep the figures of their day.
 PAGES = [ROOT / "README.md", ROOT / "notebooks" / "README.md",
-         *(page for page in sorted((ROOT / "docs").glob("*.md")) if page.name != "performance.md")]
-GENERATED = re.compile(r"<!-- generated: ([\w:-]+) .*?<!-- end: \1 -->", re.S)
+         *(page for page in sorted((ROOT / "docs").glob("*.md")) if page.name != "performance-history.md")]
+# A block opens with `<!-- generated: figures` or `<!-- generated: figures:NAME`; both end at `<!-- end: figures -->`.
+GENERATED = re.compile(r"<!-- generated: ([\w-]+)(?::[\w-]+)? .*?<!-- end: \1 -->", re.S)
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)  # transcripts: the times of the run they show
-FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:[–-]\d[\d,]*(?:\.\d+)?)?\s?(?:ms|µs|us)\b")
+FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:[–-]\d[\d,]*(?:\.\d+)?)?(?:\s?(?:ms|µs|us|ns)\b|×)")
 LOOK_AFTER = inspect.signature(SessionStore).parameters["look_after"].default
 SETTINGS = {  # (page, the figure as written): the settings, in seconds, it states
     ("architecture.md", "20 ms"): (BATCH,), ("recordings.md", "20 ms"): (BATCH,),

@@ -254,7 +254,8 @@ def show(printer: Printer, operation: str, result: Any) -> None:
         bps = result.get("breakpoints") or [result["breakpoint"]]
         printer.table(("id", "place", "condition", "status"), [
             (b["id"], f"{short_path(b.get('path') or '')}:{b.get('line')}" if b.get("path")
-             else b.get("name") or b.get("kind"), b.get("condition") or "",
+             else b.get("name") or b.get("kind"), " ".join(filter(None, (
+                 b.get("condition"), b.get("task") and f"--task {b['task']}"))),
              status_text(from_json(Breakpoint, b))) for b in bps],
             "no breakpoints")
     else:

@@ -64,8 +64,10 @@ class BreakpointStore:
         log_message: str | None = None,
         session: str | None = None,
         content: str | None = None,
+        task: str | None = None,
     ) -> Breakpoint:
-        """A breakpoint on ``line``, or (``content`` given) on the line holding that text, near ``line`` if given."""
+        """A breakpoint on ``line``, or (``content`` given) on the line holding that text, near ``line`` if given;
+        with ``task``, it stops only in the asyncio task of that name."""
         path = os.path.abspath(os.path.expanduser(path))
         warning = ""
         if content is not None:
@@ -80,8 +82,12 @@ class BreakpointStore:
             python_source.check_condition(condition)
         if hit_condition:
             python_source.check_hit_condition(hit_condition)
+        if task is not None and not task.strip():
+            raise RelayError("invalid_request", "A breakpoint's task needs the name of an asyncio task.",
+                             "Give the name the task was created with, e.g. create_task(work(), name='beta').",
+                             {"field": "task"})
         spec = {"condition": condition or None, "hit_condition": hit_condition or None,
-                "log_message": log_message or None}
+                "log_message": log_message or None, "task": task or None}
         for other in self._items.values():  # a debugger keeps one breakpoint per line: the same spec is that one
             if other.kind == "line" and other.path == path and other.line == line and other.session == session:
                 before = {key: getattr(other, key) for key in spec}
@@ -93,8 +99,8 @@ class BreakpointStore:
                 other.content, other.warning = content or other.content, warning or other.warning
                 return other
         bp = Breakpoint(id=0, kind="line", path=path, line=line, condition=condition or None,
-                        hit_condition=hit_condition or None, log_message=log_message or None, session=session,
-                        content=content, warning=warning)
+                        hit_condition=hit_condition or None, log_message=log_message or None, task=task or None,
+                        session=session, content=content, warning=warning)
         missing = self._check_line(bp, strict=True)
         self._remember(path)
         bp.id = next(self._ids)

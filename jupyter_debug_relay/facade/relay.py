@@ -334,10 +334,11 @@ class Breakpoints:
         return self._relay.operations.call(operation, args)
 
     def add(self, path: str, line: int | None = None, condition: str | None = None, hit_condition: str | None = None,
-            log_message: str | None = None, content: str | None = None) -> Breakpoint:
-        """A breakpoint on ``line`` of ``path``, or on the line holding ``content`` (found again after edits)."""
+            log_message: str | None = None, content: str | None = None, task: str | None = None) -> Breakpoint:
+        """A breakpoint on ``line`` of ``path``, or on the line holding ``content`` (found again after edits);
+        with ``task``, it stops only in the asyncio task of that name."""
         return self._op("add_breakpoint", path=path, line=line, condition=condition, hit_condition=hit_condition,
-                        log_message=log_message, content=content)["breakpoint"]
+                        log_message=log_message, content=content, task=task)["breakpoint"]
 
     def add_function(self, name: str, condition: str | None = None) -> Breakpoint:
         return self._op("add_breakpoint", kind="function", name=name, condition=condition)["breakpoint"]

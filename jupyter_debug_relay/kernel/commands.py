@@ -360,7 +360,7 @@ class BreakpointWords(Words):
         path = os.path.expanduser(command.spec.path or "")
         return BreakpointsResult([self.relay.breakpoints.add(
             path, command.spec.line, condition=command.spec.condition, hit_condition=command.spec.hit_condition,
-            log_message=command.spec.log_message, content=command.spec.content)])
+            log_message=command.spec.log_message, content=command.spec.content, task=command.spec.task)])
 
     def bp_func(self, command: BpCommand) -> BreakpointsResult:
         return BreakpointsResult([self.relay.breakpoints.add_function(command.spec.name, command.spec.condition)])

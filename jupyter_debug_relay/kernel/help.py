@@ -18,7 +18,7 @@ def _wrapped(magic: Magic, width: int = 110) -> str:
 
 
 BP_LINES = (  # the lines of the %bp help: the forms of parsing.BP_USAGE on each, and a note
-    (("line",), ""),
+    (("line",), "--task: only in that asyncio task"),
     (("content",), "the line holding TEXT; follows edits"),
     (("func",), "also function:NAME; qualified names too: Point.norm"),
     (("exceptions",), "only those exception types, e.g. ValueError,KeyError"),

@@ -11,8 +11,8 @@ from ..operations.locations import location
 from .grammar import split
 
 BP_USAGE = {  # each form of a %bp line: the usage its mistakes say, and the help's lines (kernel/help.py)
-    "line": "%bp FILE:LINE [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]",
-    "content": '%bp FILE:"TEXT" [if CONDITION] [hit HIT_CONDITION] [log MESSAGE]',
+    "line": "%bp FILE:LINE [if CONDITION] [hit HIT_CONDITION] [--task NAME] [log MESSAGE]",
+    "content": '%bp FILE:"TEXT" [if CONDITION] [hit HIT_CONDITION] [--task NAME] [log MESSAGE]',
     "func": "%bp func NAME [if CONDITION]",
     "exceptions": "%bp exceptions raised|uncaught|none [TYPE,TYPE...]",
     "condition-errors": "%bp condition-errors stop|run",
@@ -38,7 +38,7 @@ class BpCommand:
     changes: dict[str, str] = field(default_factory=dict)  # edit: the clauses given ("" removes one)
 
 
-_LINE_CLAUSES = re.compile(r"(if|hit|log)(?=\s|$)")
+_LINE_CLAUSES = re.compile(r"(if|hit|log|--task)(?=\s|$)")
 _STAGE_CLAUSES = re.compile(r"(if|rule)(?=\s)")
 
 
@@ -123,6 +123,7 @@ def parse_bp_line(line: str) -> BpCommand:
                              "stop: a breakpoint whose condition fails stops there (the default); run: it does not.")
         return BpCommand("condition_errors", Breakpoint(id=0, kind="exception", name=words[0]))
     head, clauses = _clauses(text, _STAGE_CLAUSES if first == "stage" else _LINE_CLAUSES)
+    task = _task(clauses, first)
     if first == "edit":
         words = split(head)[1:]
         if len(words) != 1 or not clauses:
@@ -158,7 +159,7 @@ def parse_bp_line(line: str) -> BpCommand:
                              f"Usage: {BP_USAGE['content']}; quote a path with spaces.")
         return BpCommand("line", Breakpoint(id=0, kind="line", path=path_words[0], content=spot.content,
                                             condition=condition, hit_condition=clauses.get("hit") or None,
-                                            log_message=clauses.get("log") or None))
+                                            log_message=clauses.get("log") or None, task=task))
     words = split(head)
     if len(words) != 1 or ":" not in words[0]:
         raise RelayError("invalid_request", f"Cannot read {head!r} as FILE:LINE.",
@@ -169,4 +170,18 @@ def parse_bp_line(line: str) -> BpCommand:
                          "Write FILE:LINE, e.g. app.py:12.")
     return BpCommand("line", Breakpoint(id=0, kind="line", path=spot.path, line=spot.line, condition=condition,
                                         hit_condition=clauses.get("hit") or None,
-                                        log_message=clauses.get("log") or None))
+                                        log_message=clauses.get("log") or None, task=task))
+
+
+def _task(clauses: dict[str, str], first: str) -> str | None:
+    """The asyncio task of ``--task NAME`` (one word, or quoted), on a line breakpoint only."""
+    if "--task" not in clauses:
+        return None
+    if first == "edit" or first == "func" or first.startswith("function:"):
+        raise RelayError("invalid_request", "Only a line breakpoint takes --task.",
+                         f"Usage: {BP_USAGE['line']}.", {"field": "task"})
+    words = split(clauses.pop("--task"))
+    if len(words) != 1 or not words[0].strip():
+        raise RelayError("invalid_request", "--task needs the name of one asyncio task (quote a name with spaces).",
+                         "e.g. %bp app.py:42 --task beta", {"field": "task"})
+    return words[0]

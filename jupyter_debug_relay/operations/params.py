@@ -194,8 +194,8 @@ class AddBreakpointParams(Params):
     path: Text | None = Field(None, description='The source file (or FILE:LINE, or FILE:"TEXT OF THE LINE").')
     line: Line | None = Field(None, description='The line (1-based); with content, the line to look near.')
     content: Text | None = Field(
-        None, description='Instead of a line: text of the line to stop at (e.g. "total += x"), found again when '
-        'the file is edited.')
+        None, description='Instead of a line: text of the line to stop at (e.g. "total += x"), found again after '
+        'edits.')
     name: Text | None = Field(None, description='The function, for a function breakpoint.')
     flow: Text | None = Field(None, description='The Mycel flow.')
     stage: Text | None = Field(None, description='The Mycel pipeline stage.')
@@ -206,6 +206,7 @@ class AddBreakpointParams(Params):
         None, description='Stop only on these hits: a count (5), a comparison (>= 2) or a modulo (% 10).')
     log_message: StrictStr | None = Field(
         None, description='Print this message (with {expressions}) instead of stopping.')
+    task: StrictStr | None = Field(None, description='Only in this asyncio task.')
     pattern: Text | None = Field(
         None, description="For an output breakpoint: pause just after a line of output matching this regex.")
 
@@ -214,8 +215,7 @@ class ScopedBreakpointParams(AddBreakpointParams):
     """A breakpoint of every session, or (``session`` given) of that session only."""
 
     session: StrictStr | None = Field(
-        None, description="The session the breakpoint belongs to (no other session stops there); default: every "
-        "session.")
+        None, description="Only this session stops there; default: every session.")
 
 
 class BreakpointScope(Params):

@@ -257,7 +257,10 @@ async def _add_breakpoint(ctx: Context, p: P.ScopedBreakpointParams) -> dict[str
     if p.kind == "line":
         _required(p, "line", "path", *(() if p.content else ("line",)),
                   hint='Give line or content, or write the path as FILE:LINE or FILE:"TEXT OF THE LINE".')
-        bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message, owner, p.content)
+        bp = store.add_line(p.path, p.line, p.condition, p.hit_condition, p.log_message, owner, p.content, p.task)
+    elif p.task is not None:
+        raise RelayError("invalid_request", f"A {p.kind} breakpoint cannot have a task; a line breakpoint can.",
+                         "Give the task to a line breakpoint: path, line and task.", {"field": "task"})
     elif p.kind == "function":
         _required(p, "function", "name")
         bp = store.add_function(p.name, p.condition, owner)

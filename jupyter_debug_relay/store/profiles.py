@@ -19,7 +19,7 @@ from ..model import Breakpoint
 HOME_ENV = "JUPYTER_DEBUG_RELAY_HOME"
 SAVED = "breakpoints.json"  # a standalone server's own breakpoints, saved on every change
 SPEC_FIELDS = ("kind", "path", "line", "name", "flow", "stage", "rule_index", "condition", "hit_condition",
-               "log_message", "enabled", "content")
+               "log_message", "task", "enabled", "content")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _THREAD_LOCK = threading.Lock()
 

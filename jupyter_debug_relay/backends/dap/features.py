@@ -137,6 +137,8 @@ class DapFeatures:
                     if getattr(bp, field):
                         self._need(capability, feature)
                         entry[key] = getattr(bp, field)
+                if bp.task:
+                    entry = {**entry, "condition": self.sent_condition(bp)}
                 if kind == "function":
                     entry = self.function_entry(bp, entry)
                     other = names.setdefault(entry["name"], bp)
@@ -156,6 +158,12 @@ class DapFeatures:
 
     def check_condition(self, bp: Breakpoint) -> None:
         """Refuse a condition the target's language rejects; a generic adapter judges its own (it says so)."""
+
+    def sent_condition(self, bp: Breakpoint) -> str | None:
+        """The condition the adapter is given for ``bp``: its own, and (a Python target) its ``task`` test."""
+        if bp.task:
+            raise self.unsupported("breakpoints of one asyncio task (task)")
+        return bp.condition
 
     def _merge(self, bps: list[Breakpoint], answer: dict[str, Any], refused: dict[int, RelayError]
                ) -> list[BreakpointResult]:
@@ -178,7 +186,7 @@ class DapFeatures:
         for bp in bps:
             self._stopping.pop(bp.id, None)
             if bp.id in self._line_bps[path].values() and not bp.log_message and not bp.hit_condition:
-                self._stopping[bp.id] = bp.condition
+                self._stopping[bp.id] = self.sent_condition(bp)
         return results
 
     async def set_function_breakpoints(self, bps: list[Breakpoint]) -> list[BreakpointResult]:

@@ -92,6 +92,16 @@ def qualified_condition(name: str) -> str:
             f"if f is not None for q in [getattr(f.f_code, 'co_qualname', f.f_code.co_name)] for o in [{reached}])")
 
 
+def task_condition(name: str) -> str:
+    """A Python expression, true when the asyncio task named ``name`` runs it; false (never an error) elsewhere.
+
+    ``asyncio.current_task()`` raises with no running loop: the loop is looked up first, and asyncio only if the
+    target imported it.
+    """
+    return (f"(lambda a: a is not None and a._get_running_loop() is not None and a.current_task() is not None "
+            f"and a.current_task().get_name() == {name!r})(__import__('sys').modules.get('asyncio'))")
+
+
 def check_pid(pid: int) -> None:
     """Fail at once, with the reason, when there is no process ``pid`` to attach to."""
     try:
@@ -170,6 +180,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         self.launch_env: dict[str, str] = {}  # a launched target's environment (what it adds to the kernel's)
         self.started_ns: int | None = None  # when the target started: files changed later may not be what it runs
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
+        self._sent_conditions: dict[int, str] = {}  # a task's breakpoint -> the condition pydevd has (task test too)
         self.features_report: wire.FeaturesReport | None = None  # what the boot switched on in the target
         self._features_heard = asyncio.Event()
         self._moved: asyncio.Future[None] | None = None  # set by the next stop or end while a resume waits
@@ -430,6 +441,20 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         if bp.condition:
             python_source.check_condition(bp.condition)
 
+    def sent_condition(self, bp: Breakpoint) -> str | None:
+        """A breakpoint of one asyncio task: the task test, and then its own condition."""
+        if not bp.task:
+            return bp.condition
+        check = task_condition(bp.task)
+        return f"({check}) and ({bp.condition})" if bp.condition else check
+
+    def _remember_conditions(self, bps: list[Breakpoint]) -> None:
+        super()._remember_conditions(bps)
+        for bp in bps:
+            self._sent_conditions.pop(bp.id, None)
+            if bp.task and bp.condition:
+                self._sent_conditions[bp.id] = self.sent_condition(bp) or ""
+
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
         parent = self.ref_origin.get(ref, (None, None))[1]
         what = f"the values in {parent.evaluate_name or parent.name!r}" if parent is not None else "the values"
@@ -534,9 +559,10 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         error = [line for line in trace.splitlines() if line.strip()][-1:] or ["it raised an exception"]
         then = "the breakpoint stops there" if self.stop_on_condition_error else "the target runs on"
         for bp_id, theirs in self._conditions.items():
-            if theirs.strip() == condition.strip() and bp_id not in self._failed_conditions:
+            sent = self._sent_conditions.get(bp_id, theirs)  # a task's test before it
+            if sent.strip() == condition.strip() and bp_id not in self._failed_conditions:
                 self._failed_conditions.add(bp_id)
-                message = f"the condition {condition.strip()!r} failed: {error[0].strip()}; {then}"
+                message = f"the condition {theirs.strip()!r} failed: {error[0].strip()}; {then}"
                 self.breakpoint_changed(bp_id, BreakpointResult(verified=True, message=message))
                 self.events.on_output("console", f"Breakpoint {bp_id}: {message}.\n")
 

@@ -387,7 +387,7 @@ class EzBackend(Backend):
     ) -> BreakpointResult:
         requested = bp.line or 0
         asked = (("a condition", bp.condition), ("a hit condition", bp.hit_condition),
-                 ("a log message", bp.log_message))
+                 ("a log message", bp.log_message), ("an asyncio task", bp.task))
         extras = [what for what, value in asked if value]
         if extras:
             return BreakpointResult(False, requested, f"EZ breakpoints cannot have {' or '.join(extras)}; "
