@@ -156,6 +156,9 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     same([t.py("s.threads()"), t.magic("%dbg threads --session mg", "threads"), t.comm("threads", "threads")],
          "threads")
     same([t.py("s.stack()"), t.magic("%dbg where --session mg", "frames"), t.comm("stack", "frames")], "stack")
+    tasks = [t.py("s.tasks().tasks"), t.magic("%dbg tasks --session mg", "tasks"), t.comm("tasks", "async_tasks")]
+    assert same(tasks[:2] + [{"ok": tasks[2]["ok"]["tasks"]}], "tasks") == []  # the program runs no asyncio
+    REACHED.add("tasks")  # with tasks: tests/test_tasks.py
     scopes = [t.py("s.scopes()"), t.magic("%dbg scopes --session mg", "scopes"), t.comm("scopes", "scopes")]
     same(scopes, "scopes")
     refs = [r["ok"][0]["ref"] for r in scopes]
