@@ -83,3 +83,20 @@ class TargetWarning(UserWarning):
 
 class BreakpointWarning(UserWarning):
     """A session started, but some of the relay's breakpoints will not stop it (each named, with why)."""
+
+
+def answer_data(response: Any, who: str, hint: str) -> Any:
+    """A relay server's HTTP answer (an ``httpx.Response``): its JSON data, or the ``RelayError`` its error carries;
+    a ``protocol_error`` saying ``who`` answered something else."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if response.is_success and data is not None:
+        return data
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        raise RelayError("protocol_error", f"{who} answered {response.status_code} without a relay's JSON.", hint)
+    told = error.get("hint")
+    raise RelayError(str(error.get("code") or "protocol_error"), str(error.get("message") or ""),
+                     told if isinstance(told, str) else None, error.get("details") or {})

@@ -131,11 +131,11 @@ def test_a_renamed_session_is_still_found_by_the_name_it_had():
         manager = SessionManager()
         unstarted = lambda events: EzBackend.__new__(EzBackend)  # noqa: E731 - never started: only looked up
         try:
-            worker = manager.create(unstarted, "ray worker:41")  # attached before the cluster named its task
+            worker = manager.create(unstarted, "ray-worker:41")  # attached before the cluster named its task
             worker.rename("ratio:41")
-            assert manager.get("ray worker:41") is worker and manager.get("ratio:41") is worker
-            other = manager.create(unstarted, "ray worker:41")  # the old name given again: it wins
-            assert manager.get("ray worker:41") is other and manager.get("ratio:41") is worker
+            assert manager.get("ray-worker:41") is worker and manager.get("ratio:41") is worker
+            other = manager.create(unstarted, "ray-worker:41")  # the old name given again: it wins
+            assert manager.get("ray-worker:41") is other and manager.get("ratio:41") is worker
             with pytest.raises(RelayError) as caught:
                 manager.get("area:41")
             assert caught.value.code == "session_not_found"
@@ -143,3 +143,14 @@ def test_a_renamed_session_is_still_found_by_the_name_it_had():
             await manager.close()
 
     asyncio.run(check())
+
+
+@pytest.mark.parametrize(("name", "expected"), [("ratio", "ratio:41"), ("Shapes.area", "Shapes.area:41"),
+                                                ("my  task\tone", "my-task-one:41"), ("ray-worker", "ray-worker:41")])
+def test_a_ray_session_name_is_one_word_whatever_the_task_is_called(name, expected):
+    from jupyter_debug_relay.backends.ray.cluster import RayTask
+    from jupyter_debug_relay.operations.ray import _session_name
+
+    task = RayTask(id="0" * 12, worker_id="0" * 56, name=name, kind="task", job="01000000", node="1" * 12, pid=41,
+                   host="127.0.0.1", port=5678, paused_threads=1)
+    assert _session_name(task) == expected  # given as `--session NAME` in a magic, a space would split it

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_debug_relay.backends.ray.cluster import NO_TASK
 from tests import ray_namespace
 from tests.conftest import line_of
 
@@ -77,11 +78,12 @@ def k(driver):
 
 
 def paused(k, count: int, timeout: float = 120) -> str:
-    """``%debug_session ray`` once ``count`` tasks not attached yet are listed."""
+    """``%debug_session ray`` once ``count`` tasks not attached yet are listed, each named (the cluster names a
+    worker's task a few seconds after it starts; until then the row says ``ray-worker``)."""
     deadline = time.monotonic() + timeout
     while True:
         text = k.magic("%debug_session ray").text
-        waiting = [row for row in text.splitlines()[1:] if row.split()[6] == "-"]
+        waiting = [row for row in text.splitlines()[1:] if row.split()[6] == "-" and row.split()[2] != NO_TASK]
         if len(waiting) >= count or time.monotonic() > deadline:
             assert len(waiting) >= count, text
             return text

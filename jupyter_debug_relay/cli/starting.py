@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import RelayError
+from ..errors import RelayError, answer_data
 from ..operations import OPERATIONS, parse
 from ..operations.params import StartOptions
 from ..operations.spelling import flag, script
@@ -189,18 +189,7 @@ class Server:
                              f"{type(exc).__name__}{': ' + str(exc) if str(exc) else ''}.",
                              f"Check that it still runs (pid {self.pid}); its token file is {self.token_file}.") \
                 from None
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
-        if response.is_success and data is not None:
-            return data
-        error = data.get("error") if isinstance(data, dict) else None
-        if not isinstance(error, dict):
-            raise RelayError("protocol_error", f"{self.url} answered {response.status_code} without a relay's JSON.",
-                             f"Check that pid {self.pid} is a jupyter-debug-relay server.")
-        raise RelayError(str(error.get("code") or "protocol_error"), str(error.get("message") or ""),
-                         error.get("hint"), error.get("details") or {})
+        return answer_data(response, self.url, f"Check that pid {self.pid} is a jupyter-debug-relay server.")
 
     def call(self, operation: str, args: dict[str, Any], timeout: float = REQUEST_TIMEOUT) -> Any:
         """Run ``operation`` at its HTTP endpoint (of those it has, the one whose path takes the most of ``args``)."""

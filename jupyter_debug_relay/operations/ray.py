@@ -67,7 +67,8 @@ class RayAttachParams(RayTasksParams):
 
 
 def _session_name(task: RayTask) -> str:
-    return f"{task.name}:{task.pid}"
+    """``TASK:PID``, one word however the task was named (a name is given as ``--session NAME`` in magics)."""
+    return f"{'-'.join(task.name.split()) or NO_TASK}:{task.pid}"
 
 
 def _cluster(manager: SessionManager) -> _Cluster:

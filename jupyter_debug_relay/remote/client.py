@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ..errors import RelayError
+from ..errors import RelayError, answer_data
 from . import tls
 from .tls import is_loopback
 
@@ -87,20 +87,13 @@ class Remote:
 
     def answer(self, response: httpx.Response) -> Any:
         try:
-            data = response.json()
-        except ValueError:
-            data = None
-        if response.is_success and data is not None:
-            return data
-        error = data.get("error") if isinstance(data, dict) else None
-        if not isinstance(error, dict):
-            raise RelayError("protocol_error", f"The remote relay {self.name} answered {response.status_code} "
-                             "without a relay's JSON.", "Check that the URL is a jupyter-debug-relay server.")
-        if error.get("code") == "unauthorized":
+            return answer_data(response, f"The remote relay {self.name}",
+                               "Check that the URL is a jupyter-debug-relay server.")
+        except RelayError as exc:
+            if exc.code != "unauthorized":
+                raise
             raise RelayError("unauthorized", f"The remote relay {self.name} refused the token.",
-                             "Check the token file: it must hold the token the remote relay was served with.")
-        raise RelayError(str(error.get("code") or "protocol_error"), str(error.get("message") or ""),
-                         str(error.get("hint") or ""), error.get("details") or {})
+                             "Check the token file: it must hold the token the remote relay was served with.") from None
 
     def unreachable(self, exc: Exception) -> RelayError:
         """The error for a request that could not reach the remote (its certificate refused, or no route)."""

@@ -341,9 +341,13 @@ def breakpoint_result(bp: DapBreakpoint) -> BreakpointResult:
     return BreakpointResult(verified=bp["verified"], line=bp.get("line"), message=bp.get("message") or "")
 
 
+# pydevd appends this to the type when the exception was raised below the frame it pauses in (Ray's task runner).
+_PAUSED_AT_NOTE = re.compile(r"\s*\(note: full exception trace is shown but execution is paused at: [^)]*\)$")
+
+
 def exception_info(info: ExceptionInfoResponse) -> ExceptionInfo:
     details = info.get("details") or {}
-    return ExceptionInfo(type=details.get("typeName") or info["exceptionId"],
+    return ExceptionInfo(type=_PAUSED_AT_NOTE.sub("", details.get("typeName") or info["exceptionId"]),
                          message=details.get("message") or info.get("description") or "",
                          traceback=details.get("stackTrace") or "")
 

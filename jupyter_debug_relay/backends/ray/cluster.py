@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ...errors import RelayError
 
 ALIVE = [("is_alive", "=", "True")]
-NO_TASK = "ray worker"  # the name of a worker whose task was not looked up, or that runs none
+NO_TASK = "ray-worker"  # the name of a worker whose task was not looked up, or that runs none
 
 
 @dataclass

@@ -196,7 +196,8 @@ FEATURES = (
                     "PyDB.do_wait_suspend(self, thread, frame, event, arg)",
                     "PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)", "PyDB().breakpoints",
                     "PyDB().file_to_id_to_line_breakpoint", "PyDB().skip_print_breakpoint_exception",
-                    "PyDB().skip_suspend_on_breakpoint_exception", "get_global_debugger") + MESSAGES["pydevd"],
+                    "PyDB().skip_suspend_on_breakpoint_exception", "PyDB().cmd_factory",
+                    "get_global_debugger") + MESSAGES["pydevd"],
          "_pydevd_bundle.pydevd_breakpoints": (
              "LineBreakpoint().line", "LineBreakpoint().condition", "LineBreakpoint().hit_condition",
              "LineBreakpoint().expression", "LineBreakpoint().is_logpoint", "LineBreakpoint().func_name",

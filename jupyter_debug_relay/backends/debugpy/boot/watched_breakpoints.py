@@ -13,6 +13,7 @@ until its file is read (then a guard holds it).
 """
 
 import gc
+import itertools
 import sys
 
 WATCHES: dict = {}  # (canonical file, line, the breakpoint's parts) -> Watch, kept while its breakpoint is so
@@ -25,8 +26,6 @@ class Watch:
     __slots__ = ("bp", "codes", "condition", "count", "hit_test", "line", "message", "on")
 
     def __init__(self, bp, parts, codes: list) -> None:  # noqa: ANN001 - pydevd's LineBreakpoint, compiled's parts
-        import itertools
-
         condition, hit_condition, message = parts
         self.bp, self.codes, self.line, self.on = bp, codes, bp.line, True
         self.condition = compile(condition, "<condition>", "eval") if condition else None
@@ -136,7 +135,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
                 compiled.HELD.add(file)
                 started = True
             elif watch.bp is not bp:  # set again: pydevd counts its hits from 0 again
-                watch.bp, watch.count = bp, Watch(bp, key[2], []).count
+                watch.bp, watch.count = bp, itertools.count(1)
             lines = py_db.breakpoints.get(key[0])
             if lines is not None and lines.get(key[1]) is bp:
                 del lines[key[1]]
