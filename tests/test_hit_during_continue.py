@@ -59,3 +59,52 @@ def test_no_hit_is_lost_to_a_continue_in_flight(relay, write, monkeypatch, targe
         stop = session.continue_(timeout=15)
     assert sorted(seen) == [(i, n) for i in range(WORKERS) for n in range(PASSES)]
     assert session.info().exit_code == 0
+
+
+
+ONE_WORKER = f"""
+import threading
+
+def step(n):
+    seen = n  # hit
+    return seen
+
+def work():
+    for n in range({PASSES}):
+        step(n)
+
+worker = threading.Thread(target=work, name="worker")
+worker.start()
+worker.join()  # the main thread waits in a call of C, far from the breakpoint
+"""
+
+
+@pytest.mark.every_target
+@pytest.mark.timeout(120)
+def test_a_hit_reported_before_the_boot_numbered_it_is_not_reported_again(relay, write, monkeypatch):
+    """The boot's answer at a stop may not come (the look times out on a loaded machine): the stop is reported
+    without its suspension's number. The next continue's look sees that same suspension, its own hit: it is the hit
+    shown, not one to report again."""
+    told_at_stop = DebugpyBackend._threads_at_breakpoints
+
+    async def unanswered(frame_id):  # noqa: ANN001, ANN202
+        return None
+
+    async def blind_at_stop(self, stop):  # noqa: ANN001, ANN202
+        self._suspended = unanswered  # this stop's look only; the continue's look is answered
+        try:
+            return await told_at_stop(self, stop)
+        finally:
+            del self._suspended
+
+    monkeypatch.setattr(DebugpyBackend, "_threads_at_breakpoints", blind_at_stop)
+    app = write("one_worker.py", ONE_WORKER)
+    relay.breakpoints.add(app, line_of(app, "# hit"))
+    session = relay.launch(app)
+    seen = []
+    stop = session.wait_for_stop(30)
+    while stop is not None:
+        assert len(seen) < PASSES, f"more stops than hits: {seen}"
+        seen.append(int(session.evaluate("n").value))
+        stop = session.continue_(timeout=15)
+    assert seen == list(range(PASSES))

@@ -103,6 +103,23 @@ def test_every_task_its_state_line_and_what_it_awaits_at_a_breakpoint_in_one_tas
 
 
 @pytest.mark.every_target
+def test_next_over_an_await_stops_at_the_coroutines_next_line_while_the_other_tasks_run(relay, write):
+    app = write("app.py", PROGRAM)
+    relay.breakpoints.add(app, line_of(app, "# awaits the producer"))
+    session = relay.launch(app)
+    assert session.wait_for_stop(30).frame.name == "report"
+    landed = []
+    for _ in range(2):  # the producer's 3 puts and the consumer's gets run in between, then the queue's join
+        stop = session.next(timeout=15)
+        landed.append((stop.reason, stop.frame.name, stop.frame.line))
+    assert landed == [("step", "report", line_of(app, "await queue.join()")),
+                      ("step", "report", line_of(app, 'print("made"'))]
+    assert session.evaluate("made").value == "3"
+    session.continue_()
+    assert session.exit_code == 0 and "made 3" in session.output().text
+
+
+@pytest.mark.every_target
 def test_the_magic_draws_the_tree_and_marks_the_stopped_task(kernel, write, target_python):
     app = write("app.py", PROGRAM)
     lines = _lines(app)

@@ -186,6 +186,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         self._moved: asyncio.Future[None] | None = None  # set by the next stop or end while a resume waits
         self._reported_visits: dict[int, int] = {}  # thread -> the suspension whose hit a stop reported (boot's number)
         self._pending_visits: dict[int, int] = {}  # thread -> the suspension of a hit still to report
+        self._unnumbered: set[int] = set()  # threads whose hit was reported before the boot numbered its suspension
         self._stop_frame: int | None = None  # a frame of the present stop at a breakpoint, to ask the boot in
         self._late_hits: list[int] = []  # threads whose stop pydevd told while another stop was shown
         self._held: list[wire.StoppedEvent] | None = None  # stops told while a resume is on its way, reported after
@@ -303,10 +304,27 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         self._stop_frame = stop.frame.id if stop.frame and many else None
         suspended = await self._suspended(self._stop_frame)
         if suspended is None:
+            self._reported(stop.thread_id, None)
             return await self._threads_at_breakpoint_lines(stop.stopped_threads, stop.thread_id) if many else []
-        if stop.thread_id in suspended:
-            self._reported_visits[stop.thread_id] = suspended[stop.thread_id][0]
+        self._reported(stop.thread_id, suspended[stop.thread_id][0] if stop.thread_id in suspended else None)
+        self._number_reported(suspended)
         return await self._unreported(suspended, stop.thread_id)
+
+    def _reported(self, thread: int, visit: int | None) -> None:
+        """A stop reported ``thread``'s present suspension: its number, or None where the boot has not said it."""
+        if visit is None:
+            self._unnumbered.add(thread)
+            self._reported_visits.pop(thread, None)
+        else:
+            self._unnumbered.discard(thread)
+            self._reported_visits[thread] = visit
+
+    def _number_reported(self, suspended: dict[int, tuple[int, bool | None]]) -> None:
+        """No thread moved since a hit was reported without its number: its suspension is the one the boot says now
+        (else a later look would take it for a hit no stop reported, and report it again)."""
+        for thread in self._unnumbered & suspended.keys():
+            self._reported_visits[thread] = suspended[thread][0]
+        self._unnumbered.clear()
 
     async def _unreported(self, suspended: dict[int, tuple[int, bool | None]], but: int | None) -> list[int]:
         """The threads of ``suspended`` at a breakpoint whose suspension no stop reported; their suspensions'
@@ -330,7 +348,8 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             found = json.loads(ast.literal_eval(told.value))
             return {int(thread): (int(visit), None if hit is None else bool(hit))
                     for thread, (visit, hit) in found.items()}
-        except (RelayError, ValueError, SyntaxError, TypeError):
+        except (RelayError, ValueError, SyntaxError, TypeError) as exc:
+            log.info("session target %s: the boot did not say which threads are suspended (%s)", self.pid, exc)
             return None
 
     async def _threads_at_breakpoint_lines(self, threads: list[int], but: int | None) -> list[int]:
@@ -368,8 +387,10 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         suspended = None
         if action == "continue" and (self._late_hits or not self._pending_hits) and self._stop_frame is not None:
             suspended = await self._suspended(self._stop_frame)
-            if suspended and not self._pending_hits:
-                self._pending_hits = await self._unreported(suspended, None)
+            if suspended:
+                self._number_reported(suspended)
+            if suspended and not self._pending_hits:  # the thread shown has not moved: its hit is the one shown
+                self._pending_hits = await self._unreported(suspended, self._stopped_thread)
         late, self._late_hits = self._late_hits, []  # after the last wait: a stop told from here on is held
         if action == "continue":
             for thread in late:  # each a hit pydevd told, unless its suspension was reported already
@@ -380,7 +401,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
                         self._pending_visits[thread] = visit
         reported = self._pending_hits[0] if action == "continue" and self._pending_hits else None
         if reported is not None:
-            self._reported_visits[reported] = self._pending_visits.get(reported, -1)
+            self._reported(reported, self._pending_visits.get(reported))
         self.forget_values()
         self._held, self._kept = [], False
         try:
@@ -391,8 +412,9 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         if shown:  # no thread moved: what was told meanwhile is late for the stop shown
             self._paused = True
             self._stopped_thread = reported if reported is not None else self._stopped_thread
-        else:  # the target runs: no frame of this stop to ask in any more
+        else:  # the target runs: no frame of this stop to ask in any more, and each suspension from here is new
             self._stop_frame = None
+            self._unnumbered.clear()
         for body in held:  # the first a stop of its own (if no thread is shown stopped), the others its late hits
             self._event_stopped(body)
         return self._kept
