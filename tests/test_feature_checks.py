@@ -35,6 +35,7 @@ BROKEN = {
     "compiled_breakpoints": "consolidate_breakpoints",
     "stack_with_stops": "make_thread_suspend_message",
     "thread_visits": "request_resume_thread",
+    "awaiter_steps": "CMD_STEP_OVER_MY_CODE",
     "monitoring_filter": "any_thread_stepping",
     "pause_in_steps": "enable_code_tracing",
     "lazy_tracing": "set_tracing_for_untraced_contexts",

@@ -120,6 +120,21 @@ def test_next_over_an_await_stops_at_the_coroutines_next_line_while_the_other_ta
 
 
 @pytest.mark.every_target
+def test_a_step_out_of_a_tasks_own_coroutine_stops_in_the_task_that_awaits_it(relay, write):
+    """pydevd would step out into the event loop and stop at whatever line ran next; the producer's task is awaited
+    by the reporter's (``made = await producer``), which goes on at its next line once the producer is done."""
+    app = write("app.py", PROGRAM)
+    relay.breakpoints.add(app, line_of(app, "# stop"))
+    session = relay.launch(app)
+    assert session.wait_for_stop(30).frame.name == "produce"
+    stop = session.step_out(timeout=15)
+    assert (stop.reason, stop.frame.name, stop.frame.line) == ("step", "report", line_of(app, "await queue.join()"))
+    assert session.evaluate("made").value == "3"
+    session.continue_()
+    assert session.exit_code == 0 and "made 3" in session.output().text
+
+
+@pytest.mark.every_target
 def test_the_magic_draws_the_tree_and_marks_the_stopped_task(kernel, write, target_python):
     app = write("app.py", PROGRAM)
     lines = _lines(app)

@@ -58,6 +58,7 @@ LOOKS = 20  # continues the boot may answer without resuming (each: a thread sus
 ANSWER_AFTER_STOP = 0.5  # seconds a continue's answer may follow a stop told before it (the boot kept the threads)
 FEATURES_AFTER_ANSWER = 2.0  # seconds debugpy's adapter may take to pass on the events it held until the start's answer
 VISITS_MODULE = "_jupyter_debug_relay_boot_thread_visits"  # boot/thread_visits.py in a target
+AWAITERS_MODULE = "_jupyter_debug_relay_boot_awaiter_steps"  # boot/awaiter_steps.py in a target
 NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
 CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), key, or position in iteration order
     **dict.fromkeys(("list", "tuple", "range", "deque", "ndarray", "memmap", "UserList"), "index"),
@@ -373,12 +374,31 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
     async def resume(self, action: str, thread_id: int | None) -> None:
         """A continue first reports a hit that no stop has yet: a thread that reached its breakpoint after the last
         stop was told (the boot numbers its suspension). A continue the boot answers without resuming (a thread was
-        suspended after the relay last looked) is followed by another look."""
+        suspended after the relay last looked) is followed by another look. A step out of a task's own coroutine is
+        a step over in the coroutine that awaits the task, where the boot finds one."""
+        if action == "stepOut" and await self._awaiter_kept(thread_id):
+            action = "next"
         for _ in range(LOOKS):
             if not await self._look_and_resume(action, thread_id):
                 return
         raise RelayError("protocol_error", f"The target kept every thread suspended through {LOOKS} continues: "
                          "threads kept being suspended after each look.", "Pause, then continue again.")
+
+    async def _awaiter_kept(self, thread_id: int | None) -> bool:
+        """Whether the boot (``awaiter_steps``) kept, for the stepping thread, the coroutine awaiting the task whose
+        own coroutine is its top frame (its answer read as data: JSON text, nothing run)."""
+        if (self.features_report or {}).get("features", {}).get("awaiter_steps", "off"):
+            return False
+        try:
+            frames, _ = await self.stack(await self._any_thread(thread_id), 0, 1)
+            if not frames:
+                return False
+            told = await self.evaluate(f"__import__('sys').modules[{AWAITERS_MODULE!r}].step_out_to("
+                                       f"{frames[0].name!r}, {int(frames[0].line)})", frames[0].id, "watch")
+            answer = json.loads(ast.literal_eval(told.value))
+            return isinstance(answer, dict) and isinstance(answer.get("awaiter"), str)
+        except (RelayError, ValueError, SyntaxError, TypeError):
+            return False
 
     async def _look_and_resume(self, action: str, thread_id: int | None) -> bool:
         """Look for hits no stop has reported, then report the first or resume; True if the boot kept every

@@ -169,6 +169,19 @@ FEATURES = (
         "each stop waits 0.5 s for every thread blocked in a call of C (a join, a sleep)",
         needs=("relay_messages",)),
     Feature(
+        "awaiter_steps", "awaiter_steps", "pydevd",
+        {"pydevd": ("PyDB.do_wait_suspend(self, thread, frame, event, arg)",
+                    "PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)"),
+         "_pydevd_bundle.pydevd_additional_thread_info": (
+             "set_additional_thread_info", "PyDBAdditionalThreadInfo().pydev_step_cmd",
+             "PyDBAdditionalThreadInfo().pydev_step_stop"),
+         "_pydevd_bundle.pydevd_comm_constants": ("CMD_STEP_OVER", "CMD_STEP_OVER_MY_CODE"),
+         "_pydevd_bundle.pydevd_constants": ("PYDEVD_USE_SYS_MONITORING",)},
+        "A step out of an asyncio task's own coroutine stops in the coroutine that awaits the task, at the first line "
+        "it runs once the task is done.",
+        "a step out of a task's own coroutine stops at the next line the program runs anywhere (another task's, or "
+        "the line after asyncio.run)", pythons=((3, 11), None)),
+    Feature(
         "monitoring_filter", "monitoring_filter", "pydevd",
         {"_pydevd_sys_monitoring.pydevd_sys_monitoring": ("update_monitor_events",),
          "?_pydevd_sys_monitoring._pydevd_sys_monitoring_cython": ("update_monitor_events", "sys"),
