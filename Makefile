@@ -67,6 +67,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
 	$(BIN)/python bench/target_versions.py
 	$(BIN)/python bench/hot_breakpoints.py
+	$(BIN)/python bench/record_cost.py
 	$(BIN)/python bench/launch_cost.py
 	$(BIN)/python bench/instructions.py
 	$(BIN)/python bench/backends_bench.py

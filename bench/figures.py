@@ -104,7 +104,7 @@ def comm(results: dict[str, Any]) -> str:
 def mcp(results: dict[str, Any]) -> str:
     """One task over MCP stdio against this relay and against mcp-debugger (``bench/mcp_bench.py``)."""
     part = results["mcp_bench"]
-    names = [name for name in part if name != "machine"]
+    names = sorted((name for name in part if name != "machine"), key=lambda name: name != "this relay")  # ours first
 
     def each(cell: Callable[[dict[str, Any]], str]) -> str:
         return " | ".join(cell(part[name]) if part[name]["text_bytes"] else "–" for name in names)

@@ -7,6 +7,8 @@ Measures, in one run:
 - the round trip of ``%debug_session next`` executed from jupyter_client (execute → reply and idle), interleaved
   with the same step through the Python API (``s.next()`` in a cell) and an empty cell;
 - a comm request ``next`` to its ``stopped`` event;
+- with ``%debug_session sidebar`` on, JupyterLab's ``debug_request`` ``next`` on the control channel to its
+  ``stopped`` ``debug_event`` on IOPub (what JupyterLab's step button costs), beside ipykernel's own debugger's step;
 - comm event throughput while the target prints as fast as it can, and the kernel's memory growth;
 - 20 sessions stepping at once, each driven by its own agent at an agent's pace (a step, then 0.05-0.15 s to
   read it, as ``core_bench`` paces the Python API): 19 through the comm, the 20th by cells running
@@ -143,12 +145,29 @@ class Bench:
                     return event
         raise TimeoutError(name)
 
+    def debug_step(self, seq: int) -> None:
+        """JupyterLab's step button: a ``next`` debug_request on the control channel, then its ``stopped``
+        debug_event on IOPub."""
+        msg = self.client.session.msg("debug_request", {"type": "request", "seq": seq, "command": "next",
+                                                        "arguments": {"threadId": 1}})
+        self.client.control_channel.send(msg)
+        reply = self.client.control_channel.get_msg(timeout=30)
+        while reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+            reply = self.client.control_channel.get_msg(timeout=30)
+        assert reply["content"].get("success"), reply["content"]
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            got = self.client.get_iopub_msg(timeout=30)
+            if got["msg_type"] == "debug_event" and got["content"]["event"] == "stopped":
+                return
+        raise TimeoutError("stopped debug_event")
+
     def close(self) -> None:
         self.client.stop_channels()
         self.manager.shutdown_kernel(now=False)
 
 
-STEPS = ("magic", "api", "empty", "magic_over_api", "comm", "echo", "inside")
+STEPS = ("magic", "api", "empty", "magic_over_api", "comm", "echo", "inside", "sidebar")
 
 
 def measure_steps(n: int, folder: str, samples: dict[str, Samples]) -> None:
@@ -186,6 +205,10 @@ def measure_steps(n: int, folder: str, samples: dict[str, Samples]) -> None:
             bench.request("next")
             bench.wait_event("stopped")
             samples["comm"].add(ms(time.perf_counter() - t))
+        bench.cell("%debug_session sidebar")
+        for number in range(n):  # JupyterLab's step button through the sidebar: debug_request to debug_event
+            samples["sidebar"].time(bench.debug_step, number + 1)
+        bench.cell("%debug_session sidebar off")
         inside = bench.cell(  # the step itself, timed inside the kernel: what the comm adds is the rest
             f"import time as _t\n_d = []\nfor _ in range({n}):\n    _a = _t.perf_counter()\n"
             "    _s.next()\n    _d.append((_t.perf_counter() - _a) * 1000)\n_d")
@@ -366,6 +389,7 @@ def main() -> None:
     row("empty cell, execute round trip", steps["empty"], "")
     row("the magic over s.next(), same run", steps["magic_over_api"], "<= 1")
     row("comm request next -> stopped event", steps["comm"], "<= 10", step_anchor)
+    row("sidebar: debug_request next -> stopped debug_event", steps["sidebar"], "<= 10", step_anchor)
     row("comm echo (status request), same run", steps["echo"], "")
     row("s.next() timed inside the kernel", steps["inside"], "")
     comm_over = steps["comm"].median - steps["echo"].median - steps["inside"].median

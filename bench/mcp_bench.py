@@ -2,8 +2,10 @@
 
 The task: a breakpoint, launch to it, the stack, the locals, 20 x (step over + evaluate), continue to the end.
 Each server is driven by the official ``mcp`` SDK's client. mcp-debugger is installed with npm into a cache
-directory (``$JDR_BENCH_CACHE``, default ``~/.cache/jupyter-debug-relay-bench``); without node or npm its column
-says why it is missing. ``--rounds N`` runs the task N times per server, alternating them.
+directory (``$JDR_BENCH_CACHE``, default ``~/.cache/jupyter-debug-relay-bench``); without node or npm, or when it
+cannot do the task, its column is left out and the bench says why (our own figures are printed and kept all the
+same); a Node older than it asks for is said, and tried. ``--rounds N`` runs the task N times per server,
+alternating them.
 """
 
 from __future__ import annotations
@@ -35,6 +37,20 @@ def work(n):
 
 print("result", work(50))
 """
+
+
+NODE_WANTED = 22  # mcp-debugger's package.json: engines node >= 22
+
+
+def node_note(node: str) -> str:
+    """A sentence when ``node`` is older than mcp-debugger asks for (it may run all the same), else ""."""
+    try:
+        version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+        major = int(version.lstrip("v").split(".")[0])
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return "the version of node could not be read"
+    return (f"mcp-debugger asks for Node >= {NODE_WANTED}, this is {version}: npm warns, it is run all the same"
+            if major < NODE_WANTED else "")
 
 
 def install_mcp_debugger() -> tuple[str | None, str]:
@@ -152,11 +168,22 @@ def main() -> int:
     entry, why = install_mcp_debugger()
     servers["mcp-debugger"] = (None if entry is None else StdioServerParameters(
         command="node", args=[entry, "stdio"], env=dict(os.environ), cwd=folder), debugger_task, why)
+    note = node_note("node") if entry is not None else ""
+    if note:
+        print(note)
     figures = {name: Measures() for name in servers}
+    failed: dict[str, str] = {}  # an anchor that could not do the task: why (our own failure stops the bench)
     for _ in range(options.rounds):
         for name, (params, task, _) in servers.items():
-            if params is not None:
+            if params is None or name in failed:
+                continue
+            try:
                 anyio.run(one, params, task, path, line, figures[name])
+            except Exception as exc:
+                if name == "this relay":
+                    raise
+                failed[name], figures[name] = f"the task failed: {exc!r}"[:400], Measures()
+                print(f"{name} failed, its column is left out: {failed[name]}", file=sys.stderr)
     shutil.rmtree(folder, ignore_errors=True)
     names = list(servers)
     print(f"\nMCP stdio, {options.rounds} rounds of the task ({STEPS} steps each); medians in ms, n = samples\n")
@@ -174,8 +201,8 @@ def main() -> int:
     table.row("size of tools/list", *(f"{figures[n].list_size / 1000:.1f} KB" if figures[n].text else "n/a"
                                       for n in names))
     for name, (params, _, reason) in servers.items():
-        if params is None:
-            print(f"\n{name} skipped: {reason}")
+        if params is None or name in failed:
+            print(f"\n{name} skipped: {reason or failed[name]}")
     record("mcp_bench", {name: {"launch": m.launch.summary() if m.launch.n else None,
                                 "step": m.step.summary() if m.step.n else None,
                                 "evaluate": m.evaluate.summary() if m.evaluate.n else None,

@@ -313,3 +313,48 @@ class ProcessInfo:
     debugpy: bool = False  # debugpy is loaded in it or named on its command line
     port: int | None = None  # the port debugpy listens on for it: attach(port=...)
     listening: list[int] = field(default_factory=list)  # every TCP port the process itself listens on
+
+
+@dataclass
+class RecordedValue:
+    """A local at a recorded state: its repr as recorded (cut to a length), and whether the line run before changed
+    it (in ``changes``: whether this line changes it; ``deleted`` when it deletes it)."""
+
+    name: str
+    value: str
+    changed: bool = False
+    deleted: bool = False
+
+
+@dataclass
+class RecordedStep:
+    """One recorded state: a line about to run in a call of recorded code, that call's return (``value``) or an
+    exception raised there (``value``: its type and message). ``locals`` is filled for the state shown."""
+
+    index: int  # 1-based, in the history the relay holds
+    call: int  # which call of the recorded code (a number of the target's)
+    kind: str  # line | return | exception
+    function: str
+    path: str
+    line: int
+    changes: list[RecordedValue] = field(default_factory=list)  # what running this line changed
+    value: str = ""
+    source_line: str = ""
+    locals: list[RecordedValue] = field(default_factory=list)
+    partial: bool = False  # the call's first states fell out of the ring: some locals are not known
+
+
+@dataclass
+class Recording:
+    """What a session records and what the relay holds of it: ``states`` recorded states, ``position`` the one shown
+    (None: the live stop), ``dropped`` fallen out of the byte cap (``cap``)."""
+
+    what: str
+    functions: list[str] = field(default_factory=list)  # each recorded code: "name (path:line)"
+    states: int = 0
+    position: int | None = None
+    dropped: int = 0
+    bytes: int = 0
+    cap: int = 0
+    recording: bool = True  # still recording in the target
+    note: str = ""

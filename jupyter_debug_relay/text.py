@@ -302,3 +302,78 @@ def tasks_lines(found: dict[str, Any], shorten: Callable[[str | None], str] = sh
     if found.get("note"):
         lines.append(f"note: {found['note']}")
     return lines
+
+
+# -- back in time (record, history, back, forward) ---------------------------------------------------------------
+
+def _size(count: int) -> str:
+    return f"{count / 1_000_000:.1f} MB" if count >= 100_000 else f"{count / 1000:.1f} KB"
+
+
+def recording_line(recording: dict[str, Any], shorten: Callable[[str | None], str] = short_path) -> str:
+    """A ``Recording`` (its JSON form) in one line: what is recorded, how many states, what fell out."""
+    functions = ", ".join(recording.get("functions") or []) or recording.get("what", "?")
+    for path in {part.rsplit("(", 1)[-1].rsplit(":", 1)[0] for part in recording.get("functions") or []}:
+        functions = functions.replace(path, shorten(path))
+    state = "recording" if recording.get("recording") else "recorded (off)"
+    dropped = f", {recording['dropped']:,} fell out of the cap" if recording.get("dropped") else ""
+    note = f" — {recording['note']}" if recording.get("note") else ""
+    return (f"{state} {functions}: {recording.get('states', 0):,} states, {_size(recording.get('bytes', 0))} of "
+            f"{_size(recording.get('cap', 0))}{dropped}{note}")
+
+
+def recorded_step_line(step: dict[str, Any], shorten: Callable[[str | None], str] = short_path,
+                       marked: bool = False) -> str:
+    """One recorded state as a line: number, place, the line's text, then what the line before changed."""
+    where = f"{shorten(step.get('path'))}:{step.get('line')} {step.get('function')}()"
+    kind = step.get("kind")
+    what = (f"returned {step.get('value')}" if kind == "return" else f"raised {step.get('value')}"
+            if kind == "exception" else (step.get("source_line") or "").strip())
+    changes = ", ".join(f"{c['name']} deleted" if c.get("deleted") else f"{c['name']} = {c['value']}"
+                        for c in step.get("changes") or [])
+    return f"{'>' if marked else ' '} #{step.get('index')} {where}  {what}" + (f"   [{changes}]" if changes else "")
+
+
+def history_lines(result: dict[str, Any], shorten: Callable[[str | None], str] = short_path) -> list[str]:
+    """A ``history`` answer (its JSON form): the recording, then one line per state, the one shown marked."""
+    recording = result.get("recording") or {}
+    position = recording.get("position")
+    steps = result.get("steps") or []
+    lines = [recording_line(recording, shorten)]
+    if not steps:
+        return [*lines, "no state recorded yet: run the recorded code"]
+    total, start = result.get("total", len(steps)), result.get("start", 0)
+    if start:
+        lines.append(f"  ... {start:,} earlier")
+    lines += [recorded_step_line(step, shorten, step.get("index") == position) for step in steps]
+    if start + len(steps) < total:
+        lines.append(f"  ... {total - start - len(steps):,} later")
+    lines.append("  (live stop)" if position is None else f"  showing #{position}; forward past #{total} is the "
+                 "live stop")
+    return lines
+
+
+def recorded_state_lines(result: dict[str, Any], shorten: Callable[[str | None], str] = short_path) -> list[str]:
+    """A ``back`` or ``forward`` answer (its JSON form): the state shown, its line, its locals (changed marked)."""
+    recording = result.get("recording") or {}
+    state = result.get("recorded")
+    if state is None:
+        return [f"at the live stop again (after {recording.get('states', 0):,} recorded states); continue runs on"]
+    kind = state.get("kind")
+    head = (f"recorded state {state.get('index')} of {recording.get('states')}: {state.get('function')}() at "
+            f"{shorten(state.get('path'))}:{state.get('line')}")
+    if kind == "return":
+        head += f", returning {state.get('value')}"
+    elif kind == "exception":
+        head += f", raising {state.get('value')}"
+    lines = [head]
+    if state.get("source_line"):
+        lines.append(f"    {state['source_line'].strip()}")
+    for value in state.get("locals") or []:
+        lines.append(f"  {'*' if value.get('changed') else ' '} {value['name']} = {value['value']}")
+    deleted = [c["name"] for c in state.get("changes") or [] if c.get("deleted")]
+    if deleted:
+        lines.append(f"  * deleted: {', '.join(deleted)}")
+    if state.get("partial"):
+        lines.append("  (the call's first states fell out of the cap: some locals are not known)")
+    return lines

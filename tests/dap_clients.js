@@ -36,6 +36,40 @@ async function attach(dc, attachToken) {
 }
 
 const scenarios = {
+  // Back in time: the session is paused after a recorded function returned; step back through its lines.
+  async stepback() {
+    const dc = new DebugClient('node', '', 'python');
+    dc.defaultTimeout = 15000;
+    await dc.start(port);
+    const capabilities = (await dc.initializeRequest({adapterID: 'python', pathFormat: 'path', linesStartAt1: true,
+      columnsStartAt1: true})).body;
+    const stop = await attach(dc, token);
+    const live = await topLine(dc, stop.threadId);
+    const lines = [];
+    const values = [];
+    for (let i = 0; i < 3; i++) {
+      const stopped = dc.waitForEvent('stopped');
+      await dc.stepBackRequest({threadId: stop.threadId});
+      const told = (await stopped).body;
+      const frame = (await dc.stackTraceRequest({threadId: told.threadId})).body.stackFrames[0];
+      lines.push(frame.line);
+      const scopes = (await dc.scopesRequest({frameId: frame.id})).body.scopes;
+      const found = (await dc.variablesRequest({variablesReference: scopes[0].variablesReference})).body.variables;
+      values.push(Object.fromEntries(found.map(v => [v.name, v.value])));
+    }
+    const evaluated = (await dc.evaluateRequest({expression: 'count', context: 'hover',
+      frameId: (await dc.stackTraceRequest({threadId: stop.threadId})).body.stackFrames[0].id})).body.result;
+    let stopped = dc.waitForEvent('stopped');
+    await dc.nextRequest({threadId: stop.threadId});  // forward through the history
+    await stopped;
+    const afterNext = await topLine(dc, stop.threadId);
+    stopped = dc.waitForEvent('stopped');
+    await dc.send('reverseContinue', {threadId: stop.threadId});
+    await stopped;
+    const first = await topLine(dc, stop.threadId);
+    await dc.stop();
+    return {supportsStepBack: capabilities.supportsStepBack, live, lines, values, evaluated, afterNext, first};
+  },
   // Two clients join; the first steps, both see the new stop.
   async two() {
     const a = await join();

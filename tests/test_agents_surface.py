@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 
 import anyio
 from mcp.client import Client
@@ -13,7 +14,8 @@ from mcp.client.stdio import StdioServerParameters
 from jupyter_debug_relay import Relay
 from jupyter_debug_relay.kernel.commands import Commands
 from jupyter_debug_relay.operations import OPERATIONS
-from jupyter_debug_relay.server.mcp import tools
+from jupyter_debug_relay.server.mcp import LISTING_CHARS, call, summary, tools
+from jupyter_debug_relay.server.mcp_resources import OPERATIONS_URI, Resources, listing
 from tests.server_fixtures import line_of, live_server, ok, write
 
 APP = """
@@ -44,6 +46,28 @@ def test_the_lean_tool_list_is_small_covers_a_task_and_all_lists_every_operation
     assert TASK <= names and "operation" in names
     assert all(len(t.description) <= 200 for t in lean)
     assert {t.name for t in tools("all")} == set(OPERATIONS) and _size(tools("all")) > 20_000
+
+
+def test_the_lean_tool_list_keeps_its_size_as_operations_are_added(monkeypatch):
+    """New operations reach a model through ``operation``, whose text names none: the lean list does not grow."""
+    before = _size(tools())
+    extra = {f"extra_{i}": replace(op, name=f"extra_{i}", summary=op.summary * 3)
+             for i, op in enumerate(OPERATIONS.values())}
+    monkeypatch.setattr("jupyter_debug_relay.server.mcp.OPERATIONS", {**OPERATIONS, **extra})
+    monkeypatch.setattr("jupyter_debug_relay.server.mcp_resources.OPERATIONS", {**OPERATIONS, **extra})
+    assert _size(tools()) == before <= 20_000
+    listed = listing().splitlines()
+    assert len(listed) == 2 * len(OPERATIONS) and listed[-1].startswith(f"extra_{len(OPERATIONS) - 1}(")
+
+
+def test_operation_without_a_name_lists_every_operation_and_so_does_a_resource():
+    with Relay() as relay:
+        answer = anyio.run(call, relay, "operation", {})
+        text = summary(answer, LISTING_CHARS)
+        assert [line.split("(")[0] for line in text.splitlines()] == list(OPERATIONS)
+        assert "add_breakpoint(kind?, path?, line?" in text and "evaluate(session?, frame_id?, expression, " in text
+        assert Resources(relay).read(OPERATIONS_URI) == text
+        assert OPERATIONS_URI in {str(r.uri) for r in Resources(relay).listing()}
 
 
 def _check(snap: dict, app: str) -> None:
@@ -103,5 +127,7 @@ def test_an_mcp_client_subscribed_to_output_is_notified(tmp_path):
                 assert [json.loads(line)["event"] for line in events.splitlines()].count("stopped") == 1
                 missing = await client.call_tool("operation", {"name": "threads", "arguments": {"session": "zz"}})
                 assert missing.is_error and "session_not_found" in missing.content[0].text
+                every = (await client.call_tool("operation", {})).content[0].text  # whole, past the 4,000 a call
+                assert every == listing() and len(every) > 4000
 
     anyio.run(run)

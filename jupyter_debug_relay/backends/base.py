@@ -240,6 +240,11 @@ class Backend(abc.ABC):
         """The target's asyncio tasks on every event loop, gathered in frame ``frame_id`` of the stop."""
         raise self.unsupported("asyncio tasks")
 
+    async def recorder(self, action: str, args: dict[str, Any], frame_id: int) -> dict[str, Any]:
+        """A request to the target's line recorder (record, since, value, off), run in frame ``frame_id``: its
+        answer as data (``backends/debugpy/recording.py``)."""
+        raise self.unsupported("recording lines (record, back, forward)")
+
     async def source(self, frame: Frame) -> str:
         """The source text of a frame, also when it has no file."""
         raise self.unsupported("source")

@@ -22,7 +22,18 @@ from ..model import Breakpoint, from_json, stop_from_json
 from ..operations import OPERATIONS, parse, snapshot
 from ..operations.spelling import flag, pairs
 from ..store.recording import COMMANDS, EVENTS, Home
-from ..text import replay_hint, short_path, status_text, stop_reason, tasks_lines, unbound_lines, warnings_line
+from ..text import (
+    history_lines,
+    recorded_state_lines,
+    recording_line,
+    replay_hint,
+    short_path,
+    status_text,
+    stop_reason,
+    tasks_lines,
+    unbound_lines,
+    warnings_line,
+)
 from .render import Printer, place
 
 REQUEST_TIMEOUT = 30.0  # the owning relay's default request timeout: what an answer may take beyond a wait
@@ -40,7 +51,9 @@ class Verb:
 
 VERBS = (Verb("pause", "pause"), Verb("continue", "continue"), Verb("next", "next"), Verb("step-in", "step_in"),
          Verb("step-out", "step_out"), Verb("eval", "evaluate", ("expression",)),
-         Verb("snapshot", "snapshot"), Verb("tasks", "tasks"), Verb("dap", "expose"))
+         Verb("snapshot", "snapshot"), Verb("tasks", "tasks"), Verb("record", "record", ("target",)),
+         Verb("history", "history"), Verb("back", "back", ("steps",)), Verb("forward", "forward", ("steps",)),
+         Verb("dap", "expose"))
 BP_VERBS = (Verb("add", "add_breakpoint", hidden=("kind", "path", "line", "name", "flow", "stage", "rule_index")),
             Verb("list", "breakpoints"), Verb("rm", "remove_breakpoint", ("id",)))
 REMOTE_VERBS = (Verb("add", "remote_add", ("name", "url")), Verb("list", "remote_list"),
@@ -236,6 +249,12 @@ def show(printer: Printer, operation: str, result: Any) -> None:
         printer.text(snapshot.render(result, short_path))
     elif operation == "tasks":
         printer.text("\n".join(tasks_lines(result["async_tasks"], short_path)))
+    elif operation in ("back", "forward"):
+        printer.text("\n".join(recorded_state_lines(result, short_path)))
+    elif operation == "history":
+        printer.text("\n".join(history_lines(result, short_path)))
+    elif operation == "record":
+        printer.text(recording_line(result["recording"], short_path))
     elif operation == "expose":
         printer.text(f"{result['url']} token {result['token']}" + (" (read-only)" if result.get("read_only") else ""))
     elif operation == "evaluate":

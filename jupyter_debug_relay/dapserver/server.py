@@ -182,11 +182,7 @@ class Client:
         return True
 
     def _answer(self, request: dict[str, Any], body: dict[str, Any]) -> None:
-        self.send({"type": "response", "request_seq": request.get("seq", 0), "command": request["command"],
-                   "success": True, "body": body})
+        self.send(requests.response(request, body))
 
     def _refuse(self, request: dict[str, Any], error: RelayError) -> None:
-        text = error.message + (f" {error.hint}" if error.hint else "")
-        self.send({"type": "response", "request_seq": request.get("seq", 0), "command": request["command"],
-                   "success": False, "message": text,
-                   "body": {"error": {"id": 1, "format": text, "showUser": True, "code": error.code}}})
+        self.send(requests.refusal(request, error))

@@ -170,10 +170,11 @@ class SessionManager:
                     log.warning("breakpoints not applied to %s: %s", session.id, exc)
                 elif changed in every:  # say on the breakpoint that this backend has none of its kind
                     for bp_id, result in backend.lacking(changed.kind, [changed]).items():
-                        session.on_breakpoint(bp_id, result)
+                        session.on_breakpoint(bp_id, result, tell=bp_id != changed.id)
                 continue
-            for bp, result in zip(group, results, strict=False):
-                session.on_breakpoint(bp.id, result)
+            for bp, result in zip(group, results, strict=False):  # the others of the group: told if they changed
+                session.on_breakpoint(bp.id, result, tell=bp is not changed)
+        # ``changed`` is told once, here, as every session left it: one event per change for every subscriber
         self.bus.publish(changed.session or "", "breakpoint", {"breakpoint": as_dict(changed)})
 
     async def sync_condition_errors(self) -> None:

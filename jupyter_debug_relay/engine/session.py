@@ -25,6 +25,7 @@ from ..model import (
     as_dict,
 )
 from ..source.lines import file_line, line_of
+from . import history as back_in_time
 from .link import Link
 from .output import OutputRing
 from .output_watch import Hit, OutputWatch
@@ -109,6 +110,7 @@ class Session(Link, BackendEvents):
         self.stopped_by_user = False  # ended by a terminate the user asked for
         self.pause_pending = False  # a pause was asked and the target has not stopped since
         self.ran = False  # its target ran (it was running or paused once): a session whose start failed never did
+        self.history: back_in_time.History | None = None  # what its target records (record), and the state shown
 
     # -- state ------------------------------------------------------------------------------
 
@@ -212,6 +214,7 @@ class Session(Link, BackendEvents):
         await self.backend.terminate()
         self.backend = self.factory(self)
         self.stop, self.exit_code, self.error, self.stopped_by_user = None, None, None, False
+        self.history = None  # a new run records nothing until asked again
         self.on_output("console", f"--- {self.name} restarted ---\n")  # where the new run's output begins
         await self.start()
 
@@ -307,6 +310,7 @@ class Session(Link, BackendEvents):
         mark, ends = self._stops, self.ends
         previous = self.stop
         thread_id = thread_id if thread_id is not None else previous.thread_id
+        self._live()
         self.stop = None
         self._set_state("running")
         # before the request: a fast step's stopped event can arrive before the request's answer
@@ -408,12 +412,19 @@ class Session(Link, BackendEvents):
 
     async def stack(self, thread_id: int | None, start: int, levels: int | None) -> tuple[list[Frame], int]:
         thread = self._thread(thread_id)
+        recorded = back_in_time.shown(self.history)
+        if recorded is not None and thread == self.stop.thread_id:  # type: ignore[union-attr]
+            return back_in_time.stack(recorded)
         frames, total = await self.backend.stack(thread, max(0, start), levels)
         if start <= 0 and self.stop is not None and thread == self.stop.thread_id and frames:
             self.seen["frames"] = frames
         return frames, total
 
     async def scopes(self, frame_id: int | None) -> list[Scope]:
+        recorded = back_in_time.shown(self.history)
+        if recorded is not None and frame_id in (None, back_in_time.RECORDED_FRAME):
+            self.require_paused()
+            return back_in_time.scopes(recorded)
         frame = await self._frame_id(frame_id)
         async with self._in_frame(frame_id):
             scopes = await self.backend.scopes(frame) if frame is not None else []
@@ -425,6 +436,9 @@ class Session(Link, BackendEvents):
 
     async def variables(self, ref: int, start: int, count: int) -> VariablePage:
         self.require_paused()
+        recorded = back_in_time.shown(self.history)
+        if recorded is not None and ref == back_in_time.RECORDED_LOCALS:
+            return back_in_time.variables(recorded, max(0, start), max(1, count))
         self.listing += 1
         try:
             page = await self.backend.variables(ref, max(0, start), max(1, count))
@@ -436,9 +450,25 @@ class Session(Link, BackendEvents):
             self.seen["variables"] = page.items
         return page
 
+    async def ask_recorder(self, action: str, args: dict[str, Any], target: str = "") -> dict[str, Any]:
+        """Ask the target's line recorder (``record``) at this stop; its refusal in the relay's words."""
+        frame = await self._frame_id(None)
+        if frame is None:
+            raise RelayError("not_paused", f"Session {self.name} has no frame at this stop to ask the target from.")
+        answer = await self.backend.recorder(action, args, frame)
+        error = back_in_time.refused(answer, target, self.name)
+        if error is not None:
+            raise error
+        return answer
+
     async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
         if not expression.strip():
             raise RelayError("invalid_request", "There is nothing to evaluate.")
+        recorded = back_in_time.shown(self.history)
+        if recorded is not None and frame_id in (None, back_in_time.RECORDED_FRAME):
+            self.require_paused()
+            return self._cut(await back_in_time.evaluate(recorded, expression, self.ask_recorder,
+                                                         self.state == "paused"))
         async with self._in_frame(frame_id):
             value = await self.backend.evaluate(expression, await self._frame_id(frame_id), context)
         return value if context == "clipboard" else self._cut(value)  # the clipboard gets the whole value
@@ -490,6 +520,7 @@ class Session(Link, BackendEvents):
         self._stops += 1
         self.pause_pending = False
         self.seen = {}
+        self._live()
         self._paused_at(stop)
         if self.manager.store is not None:
             self.manager.store.at_stop(self)
@@ -500,8 +531,14 @@ class Session(Link, BackendEvents):
         self._stop_seq = self.manager.bus.publish(self.id, "stopped", as_dict(stop)).seq
         self._set_state("paused")
 
+    def _live(self) -> None:
+        """Show the live program again, not a recorded state."""
+        if self.history is not None:
+            self.history.position = None
+
     def on_continued(self, thread_id: int | None) -> None:
         if self.state == "paused":
+            self._live()
             self.stop = None
             self.emit("continued", {"thread_id": thread_id})
             self._set_state("running")
@@ -532,9 +569,11 @@ class Session(Link, BackendEvents):
             del self._finished[next(iter(self._finished))]
         self._notify()
 
-    def on_breakpoint(self, bp_id: int, result: BreakpointResult) -> None:
+    def on_breakpoint(self, bp_id: int, result: BreakpointResult, tell: bool = True) -> None:
+        """Record what the peer says of breakpoint ``bp_id``; a change is told unless ``tell`` is false (its caller
+        tells it: ``sync_breakpoints`` says each change once, whatever the number of sessions)."""
         bp = self.manager.breakpoints.record(bp_id, result)
-        if bp is not None:
+        if bp is not None and tell:
             self.emit("breakpoint", {"breakpoint": as_dict(bp)})
 
     def on_exited(self, exit_code: int | None) -> None:

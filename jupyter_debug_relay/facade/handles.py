@@ -18,6 +18,8 @@ from ..model import (
     Breakpoint,
     Frame,
     OutputPage,
+    RecordedStep,
+    Recording,
     Scope,
     SessionInfo,
     SourceText,
@@ -155,6 +157,22 @@ class SessionHandle:
     def tasks(self) -> AsyncTasks:
         """The target's asyncio tasks on every event loop at this stop: where each waits, which tasks it awaits."""
         return self._op("tasks")["async_tasks"]
+
+    def record(self, target: str | None = None, off: bool = False) -> Recording:
+        """Record every line ``target`` runs (a function's name, or ``FILE:FIRST-LAST``); ``off`` stops it."""
+        return self._op("record", target=target, off=off)["recording"]
+
+    def history(self, start: int | None = None, count: int = 20) -> dict[str, Any]:
+        """The recorded states (``recording``, ``steps``, ``start``, ``total``)."""
+        return self._op("history", start=start, count=count)
+
+    def back(self, steps: int = 1) -> RecordedStep | None:
+        """Show the recorded state ``steps`` back: stack, variables and evaluate answer for it until continue."""
+        return self._op("back", steps=steps)["recorded"]
+
+    def forward(self, steps: int = 1) -> RecordedStep | None:
+        """Show the recorded state ``steps`` forward (None: the live stop again)."""
+        return self._op("forward", steps=steps)["recorded"]
 
     def scopes(self, frame_id: int | None = None) -> list[Scope]:
         return self._op("scopes", frame_id=frame_id)["scopes"]

@@ -17,6 +17,7 @@ from ..operations import snapshot
 from ..pull import DEFAULT_MAX_BYTES, pull
 from ..source.lines import file_line
 from ..text import short_path, stop_with_line, unbound_lines, warnings_line
+from .back_in_time import HistoryWords
 from .context import Context, Words
 from .editing import EditingWords
 from .grammar import Command, parse_session_line, usage
@@ -76,7 +77,7 @@ class Commands:
         groups: tuple[Words, ...] = (SessionWords(self.context), BreakpointWords(self.context),
                                      EditingWords(self.context), WatchWords(self.context),
                                      KeepingWords(self.context), MycelWords(self.context), RayWords(self.context),
-                                     RemoteWords(self.context),
+                                     RemoteWords(self.context), HistoryWords(self.context),
                                      self.serving)
         self.words: dict[str, Callable[[Any], Result]] = {}  # do_WORD / bp_WORD -> the bound method
         for group in groups:

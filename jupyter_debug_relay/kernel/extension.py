@@ -45,6 +45,7 @@ class KernelDebugger:
         self._commands: Commands | None = None
         self._channel: CommChannel | None = None
         self._lock = threading.RLock()
+        self.sidebar: Any = None  # JupyterLab's debugger on a session (kernel/sidebar.py), made with the relay
         self._comm_manager: Any = None
         shell.register_magics(DebugMagics(shell, lambda: self.commands))
         self.completer = Completer(lambda: self.commands)
@@ -65,6 +66,9 @@ class KernelDebugger:
                 from ..facade.relay import Relay
 
                 self._relay = Relay()
+                from .sidebar import install
+
+                self.sidebar = install(getattr(self.shell, "kernel", None), self._relay)  # `sidebar`, while on
             return self._relay
 
     @property

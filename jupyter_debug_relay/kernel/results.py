@@ -15,6 +15,7 @@ from ..model import (
     Frame,
     OutputPage,
     ProcessInfo,
+    Recording,
     SessionInfo,
     StopInfo,
     Thread,
@@ -28,7 +29,10 @@ from ..text import (
     doctor_lines,
     exit_text,
     finished_text,
+    history_lines,
     line_text,
+    recorded_state_lines,
+    recording_line,
     short_path,
     signal_name,
     state_text,
@@ -365,3 +369,51 @@ def _listens(process: ProcessInfo) -> str:
     if process.port is not None:
         return f"debugpy on port {process.port}"
     return "debugpy loaded" if process.debugpy else "-"
+
+
+class RecordingResult(Result):
+    """What ``record`` answers: what is recorded, and how much is held."""
+
+    def __init__(self, recording: Recording) -> None:
+        self.recording = recording
+        super().__init__(recording_line(as_dict(recording)))
+
+
+class HistoryResult(Result):
+    """The recorded states, one per line: place, the line's text, what the line before changed; the shown marked."""
+
+    def __init__(self, found: dict[str, Any]) -> None:
+        self.recording, self.steps, self.total = found["recording"], found["steps"], found["total"]
+        self._json = as_dict(found)
+        super().__init__("\n".join(history_lines(self._json)))
+
+    def _repr_html_(self) -> str:
+        if not self.steps:
+            return super()._repr_html_()
+        position = self.recording.position
+        rows = [(f"#{s.index}", f"{short_path(s.path)}:{s.line}", f"{s.function}()",
+                 f"returned {s.value}" if s.kind == "return" else f"raised {s.value}" if s.kind == "exception"
+                 else s.source_line.strip(),
+                 ", ".join(f"{c.name} = {c.value}" for c in s.changes)) for s in self.steps]
+        marked = next((n for n, s in enumerate(self.steps) if s.index == position), None)
+        return f"<div>{_e(recording_line(self._json['recording']))}</div>" + _table(
+            ("state", "where", "function", "line", "changed"), rows, marked)
+
+
+class RecordedStateResult(Result):
+    """A recorded state shown by ``back`` or ``forward``: its line and its locals, what changed marked."""
+
+    def __init__(self, found: dict[str, Any]) -> None:
+        self.recording, self.state = found["recording"], found["recorded"]
+        self.locals = {v.name: v.value for v in self.state.locals} if self.state else {}
+        self._json = as_dict(found)
+        super().__init__("\n".join(recorded_state_lines(self._json)))
+
+    def _repr_html_(self) -> str:
+        if self.state is None:
+            return super()._repr_html_()
+        lines = recorded_state_lines(self._json)
+        rows = [(v.name, v.value, "changed" if v.changed else "") for v in self.state.locals]
+        marked = [n for n, v in enumerate(self.state.locals) if v.changed]
+        head = "<br>".join(_e(line) for line in lines[:2])
+        return f"<div><b>{head}</b></div>" + _table(("local", "value", ""), rows, marked[0] if marked else None)

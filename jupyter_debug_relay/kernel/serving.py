@@ -1,5 +1,5 @@
 """``%debug_session serve [--port P] [--token T] | serve stop``: this kernel's relay over HTTP and MCP; ``expose
-[SESSION] [--read-only]``: a session over DAP for editors."""
+[SESSION] [--read-only]``: a session over DAP for editors; ``sidebar [NAME] | sidebar off``: JupyterLab's debugger."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from .results import Result
 
 
 class ServeWords(Words):
-    """The ``serve`` and ``expose`` words of ``%debug_session``; holds the server of ``serve`` while it runs."""
+    """The ``serve``, ``expose`` and ``sidebar`` words of ``%debug_session``; holds the server of ``serve`` while it
+    runs."""
 
     def __init__(self, context: Context) -> None:
         super().__init__(context)
@@ -61,4 +62,23 @@ class ServeWords(Words):
         result = Result(f"{handle.name} served over DAP at {served['url']} token {served['token']}"
                         + (" (read-only)" if served["read_only"] else ""))
         result.url, result.port, result.token = served["url"], served["port"], served["token"]
+        return result
+
+    def do_sidebar(self, command: Command) -> Result:
+        args = {k: v for k, v in command.args.items() if k != "session"}
+        key = command.session
+        if key == "off":  # `sidebar off`
+            args["off"] = True
+        elif key is not None:
+            args["session"] = self.context.session(key).id
+        answer = self.relay.operations.call("sidebar", args)
+        if not answer["sidebar"]:
+            text = "sidebar off: JupyterLab's debugger debugs the notebook's own cells again"
+        else:
+            follows = (f"session {self.context.session(answer['follows']).name}" if answer["follows"]
+                       else "the newest session (and each new one)")
+            text = (f"sidebar on: JupyterLab's debugger drives {follows}; turn it on with the bug button, set "
+                    "breakpoints in the file editor's gutter")
+        result = Result(text)
+        result.sidebar, result.follows = answer["sidebar"], answer["follows"]
         return result

@@ -1,12 +1,14 @@
-"""``expose``: a session served over DAP, so editors (VS Code, nvim-dap, dap-mode) join it beside its owner.
+"""``expose``: a session served over DAP, so editors (VS Code, nvim-dap, dap-mode) join it beside its owner;
+``sidebar``: JupyterLab's own debugger (its sidebar and gutters) drives a session of the kernel.
 
 The DAP server is a front end above the operations; it registers itself here as the ``Opener`` when it is imported
 (with the package's ``Relay``, the kernel's relay and ``jupyter-debug-relay serve``'s), so the verb is declared once
-and reaches it from every front end.
+and reaches it from every front end. Likewise a kernel registers its ``Sidebar`` for its relay's session manager.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Protocol
 
 from pydantic import Field, StrictBool, StrictInt
@@ -53,5 +55,45 @@ OPERATIONS = (
               example={"read_only": True}),
 )
 
+class SidebarParams(P.SessionParams):
+    """Let JupyterLab's debugger (its sidebar, gutter breakpoints, step buttons) drive a session, or stop it."""
+
+    off: StrictBool = Field(False, description="Give JupyterLab's debugger back to the kernel's own cells.")
+
+
+class Sidebar(Protocol):
+    """A kernel's hook into JupyterLab's debug requests: on for a session (None: the newest, following new ones)
+    or off; answers whether it is on, the session it follows and the hash settings it tells JupyterLab."""
+
+    async def switch(self, ctx: Context, session: str | None, off: bool) -> dict[str, Any]: ...
+
+
+SIDEBARS: weakref.WeakKeyDictionary[Any, Sidebar] = weakref.WeakKeyDictionary()  # session manager -> its kernel's
+
+
+async def _sidebar(ctx: Context, p: SidebarParams) -> dict[str, Any]:
+    hook = SIDEBARS.get(ctx.manager)
+    if hook is None:
+        raise RelayError("unsupported", "This relay is not a Jupyter kernel's: there is no JupyterLab debugger to "
+                         "give it to.", "Run `%debug_session sidebar` in a notebook on the debug-relay kernel (or "
+                         "call sidebar through that kernel's `%debug_session serve`).")
+    if p.session is not None and not p.off:
+        session_of(ctx, p.session)  # session_not_found now, not at JupyterLab's first request
+    return await hook.switch(ctx, p.session, p.off)
+
+
+OPERATIONS += (
+    Operation("sidebar", SidebarParams, _sidebar,
+              "Let JupyterLab's own debugger (sidebar, gutter breakpoints, step buttons) drive a session; off gives "
+              "it back to the kernel's cells.",
+              ("sidebar", "follows", "hash_seed", "tmp_prefix"),
+              (*SESSION_ERRORS, "unsupported"),
+              when="Use it in JupyterLab so its Call Stack, Variables and Breakpoints panels and the file editor's "
+                   "gutter debug the target; without session it follows the newest session.",
+              http=(f"POST {S}/sidebar", "POST /sidebar"),
+              example={"off": False}),
+)
+
 RESULT_TYPES: dict[str, Any] = {"url": str, "port": int, "token": str, "read_only": bool,
-                                "connection_file": str | None}
+                                "connection_file": str | None, "sidebar": bool, "follows": str | None,
+                                "hash_seed": int, "tmp_prefix": str}

@@ -60,6 +60,8 @@ class SourceParams(SessionParams):
     """The stopped frame's source text; not sent again when the caller has the text of ``known_hash``."""
 
     known_hash: StrictStr | None = Field(None, description="The SHA-256 of the text the caller has (a cache).")
+    frame_id: StrictInt | None = Field(None, description="A frame of the stop (an id from stack) whose file to show; "
+                                       "default: the stop's own frame.")
 
 
 class StartOptions(BaseModel):

@@ -154,11 +154,24 @@ async def _completions(ctx: Context, p: P.CompletionsParams) -> dict[str, Any]:
 
 
 async def _source(ctx: Context, p: P.SourceParams) -> dict[str, Any]:
-    text = await session_of(ctx, p.session).source(None)
+    session = session_of(ctx, p.session)
+    text = await session.source(await _frame(session, p.frame_id) if p.frame_id is not None else None)
     digest = hashlib.sha256(str(text).encode()).hexdigest()
     same = digest == p.known_hash  # the caller has this text already: it is not sent again
     return {"source": "" if same else str(text), "source_changed": text.changed, "source_note": text.note,
             "hash": digest, "same": same}
+
+
+async def _frame(session: Session, frame_id: int) -> Frame:
+    """Frame ``frame_id`` of the stop (``invalid_request`` when no thread of the stop holds it)."""
+    session.require_paused()
+    frames, _ = await session.stack(None, 0, None)
+    for frame in frames:
+        if frame.id == frame_id:
+            return frame
+    raise RelayError("invalid_request", f"Session {session.name} has no frame {frame_id} at this stop.",
+                     "List the frames with stack and pass the id of one of them as frame_id.",
+                     {"field": "frame_id", "frame_id": frame_id})
 
 
 async def _output(ctx: Context, p: P.OutputParams) -> OutputPage:
@@ -508,3 +521,8 @@ OPERATIONS.update({op.name: op for op in mycel.OPERATIONS})
 RESULT_TYPES.update(mycel.RESULT_TYPES)
 OPERATIONS.update({op.name: op for op in ray.OPERATIONS})
 RESULT_TYPES.update(ray.RESULT_TYPES)
+# Back in time: record, history, back, forward (operations/history.py).
+from . import history  # noqa: E402 - kept in this block
+
+OPERATIONS.update({op.name: op for op in history.OPERATIONS})
+RESULT_TYPES.update(history.RESULT_TYPES)

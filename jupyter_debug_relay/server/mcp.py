@@ -18,10 +18,20 @@ from ..errors import RelayError
 from ..model import Breakpoint, Watch, from_json, stop_from_json
 from ..operations import OPERATIONS, Operation, snapshot
 from ..operations import params as P
-from ..text import breakpoint_text, stop_reason, tasks_lines, unbound_lines, warnings_line, watch_lines
+from ..text import (
+    breakpoint_text,
+    history_lines,
+    recorded_state_lines,
+    recording_line,
+    stop_reason,
+    tasks_lines,
+    unbound_lines,
+    warnings_line,
+    watch_lines,
+)
 from ..version import __version__
 from . import calls
-from .mcp_resources import Resources
+from .mcp_resources import Resources, listing
 from .routes import STARTS, request_model, start_options
 
 # The tools of a whole task (start, breakpoints, moving, looking, output, end), listed by default.
@@ -29,12 +39,14 @@ LEAN = ("sessions", "launch", "attach", "connect", "add_breakpoint", "remove_bre
         "continue", "next", "step_in", "step_out", "pause", "wait", "snapshot", "evaluate", "variables", "output",
         "input", "terminate")
 MAX_CHARS = 4000  # the text of a lean tool's answer, unless the call gives max_chars
+LISTING_CHARS = 40_000  # the text of operation() without a name (every operation, one a line), unless max_chars
 _BOUND = {"max_chars": {"type": "integer", "minimum": 100, "description": "Cut the answer's text to this many "
                         "characters (default 4000)."}}
 _FILTER = {"filter": {"type": "string", "description": "Only variables whose name matches: a substring or a glob."}}
-_OPERATION = types.Tool(name="operation", description="Run any other operation by name (see the `operations` "
-                        "resource or --tools all): breakpoints, restart, set_variable, watches, threads...",
-                        input_schema={"type": "object", "required": ["name"], "properties": {
+# Fixed text: it names no operation beyond an example, so the lean list keeps its size as operations are added.
+_OPERATION = types.Tool(name="operation", description="Run any other operation by name. Without a name: every "
+                        "operation with its parameters (also the debug://operations resource).",
+                        input_schema={"type": "object", "properties": {
                             "name": {"type": "string", "description": "The operation, e.g. add_watch."},
                             "arguments": {"type": "object", "description": "Its arguments."}, **_BOUND}})
 
@@ -52,8 +64,10 @@ def input_schema(op: Operation) -> dict[str, Any]:
 
 
 def _lean_schema(op: Operation) -> dict[str, Any]:
-    """An input schema without what a model does not need: titles, and pydantic's definitions inlined once."""
+    """An input schema without what a model does not need: titles, the model's own description (the tool's says
+    it), and pydantic's definitions inlined once."""
     schema = _untitled(input_schema(op))
+    schema.pop("description", None)
     schema["properties"].update(_BOUND, **(_FILTER if op.name == "variables" else {}))
     return schema
 
@@ -86,9 +100,12 @@ async def call(relay: Any, name: str, args: dict[str, Any], redact: bool = True)
     """The JSON result of tool ``name``: a stop or an end for the waiting ones, as the HTTP API answers."""
     if name == "operation":
         inner = args.get("name")
+        if inner is None:
+            return {"operations": listing()}
         if inner == "operation" or not isinstance(inner, str):
             raise RelayError("invalid_request", "operation needs the name of another operation.",
-                             "e.g. operation(name=\"add_watch\", arguments={\"expression\": \"x\"}).")
+                             "e.g. operation(name=\"add_watch\", arguments={\"expression\": \"x\"}); "
+                             "operation() without a name lists them.")
         return await call(relay, inner, dict(args.get("arguments") or {}), redact)
     op = OPERATIONS.get(name)
     if op is None:
@@ -120,10 +137,18 @@ def _summary(result: dict[str, Any]) -> str:
 
 
 def _told(result: dict[str, Any]) -> str:
+    if isinstance(result.get("operations"), str):  # operation() without a name: the listing
+        return result["operations"]
     if "snapshot" in result:
         return snapshot.render(result)
     if "async_tasks" in result:
         return "\n".join(tasks_lines(result["async_tasks"]))
+    if "recorded" in result and "recording" in result:  # back, forward
+        return "\n".join(recorded_state_lines(result))
+    if "steps" in result and "recording" in result:  # history
+        return "\n".join(history_lines(result))
+    if "recording" in result:  # record
+        return recording_line(result["recording"])
     if "items" in result and "total" in result:
         lines = [f"{v['name']} = {v['value']}" + (f"  ({v['type']})" if v.get("type") else "")
                  for v in result["items"]]
@@ -164,7 +189,8 @@ def server(relay: Any, redact: bool = True, mode: str = "lean") -> Server:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         args = dict(params.arguments or {})
-        limit = args.pop("max_chars", MAX_CHARS)
+        listing_asked = params.name == "operation" and args.get("name") is None
+        limit = args.pop("max_chars", LISTING_CHARS if listing_asked else MAX_CHARS)
         await resources.start()
         try:
             if not isinstance(limit, int) or limit < 100:

@@ -1,4 +1,5 @@
-"""MCP resources: each session's output and events, read on demand, with an update notification to subscribers."""
+"""MCP resources: each session's output and events, read on demand, with an update notification to subscribers;
+and the list of every operation (``debug://operations``), which the lean tool list leaves out."""
 
 from __future__ import annotations
 
@@ -14,11 +15,24 @@ from mcp.shared.subscriptions import ResourceUpdated
 
 from ..engine.events import Event
 from ..model import as_dict
+from ..operations import OPERATIONS
+from .routes import STARTS, request_model
 
 OUTPUT, EVENTS = "debug://sessions/{id}/output", "debug://sessions/{id}/events"
+OPERATIONS_URI = "debug://operations"
 _URI = re.compile(r"debug://sessions/([^/]+)/(output|events)")
 READ_CHARS = 8000  # the last characters of output a read returns
 READ_EVENTS = 50  # the last events of a session a read returns
+
+
+def listing() -> str:
+    """Every operation, one a line: its name, its parameters (``?`` when optional) and its summary."""
+    lines = []
+    for op in OPERATIONS.values():
+        fields = request_model(op, starts=op.name in STARTS).model_fields
+        names = ", ".join(name + ("" if field.is_required() else "?") for name, field in fields.items())
+        lines.append(f"{op.name}({names}): {op.summary}")
+    return "\n".join(lines)
 
 
 class Resources:
@@ -62,8 +76,10 @@ class Resources:
                     self._legacy[uri].discard(session)
 
     def listing(self) -> list[types.Resource]:
-        return [types.Resource(uri=template.format(id=s.id), name=f"{s.name} {kind}", mime_type="text/plain")
-                for s in self.relay.sessions for template, kind in ((OUTPUT, "output"), (EVENTS, "events"))]
+        every = types.Resource(uri=OPERATIONS_URI, name="operations", mime_type="text/plain",
+                               description="Every operation with its parameters: call one with the operation tool.")
+        return [every] + [types.Resource(uri=template.format(id=s.id), name=f"{s.name} {kind}", mime_type="text/plain")
+                          for s in self.relay.sessions for template, kind in ((OUTPUT, "output"), (EVENTS, "events"))]
 
     @staticmethod
     def templates() -> list[types.ResourceTemplate]:
@@ -74,6 +90,8 @@ class Resources:
 
     def read(self, uri: str) -> str:
         """The text of resource ``uri``; an MCP error for an unknown one."""
+        if uri == OPERATIONS_URI:
+            return listing()
         match = _URI.fullmatch(uri)
         if match is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"There is no resource {uri!r}.")

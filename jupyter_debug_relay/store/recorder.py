@@ -50,7 +50,6 @@ class _Recording:
     seq: int = 0  # the seq of the last line written
     dirty: bool = True
     lines: list[bytes] = field(default_factory=list)
-    breakpoints: dict[Any, dict[str, Any]] = field(default_factory=dict)  # id -> the state last recorded
 
 
 class SessionStore:
@@ -212,8 +211,6 @@ class SessionStore:
                 capabilities = info.pop("capabilities", None)
                 body = {**body, "info": info}
             for rec in targets:
-                if event.event == "breakpoint" and not self._new_state(rec, body):
-                    continue
                 if event.event == "session":
                     self._track(rec, event.body)
                     if capabilities and rec.entry.get("capabilities") != capabilities:
@@ -232,16 +229,6 @@ class SessionStore:
         elif kind == "flush":
             self._flushed.append(item[1])
         return kind == "close"
-
-    @staticmethod
-    def _new_state(rec: _Recording, body: dict[str, Any]) -> bool:
-        """Whether a breakpoint event says something ``rec`` has not recorded yet: a change made during a session is
-        told by the session (its peer's answer), then by the relay to every recording; the second says it again."""
-        bp = body.get("breakpoint") or {}
-        if rec.breakpoints.get(bp.get("id")) == bp:
-            return False
-        rec.breakpoints[bp.get("id")] = bp
-        return True
 
     def _track(self, rec: _Recording, body: dict[str, Any]) -> None:
         """Keep the session's description; session.json and the index change when it starts and when it ends."""

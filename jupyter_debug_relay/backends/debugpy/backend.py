@@ -31,7 +31,7 @@ from ...transports import procfs
 from ..base import BackendEvents
 from ..dap import messages as wire
 from ..dap.backend import DapBackend
-from . import features, interpreter, lending, native_wait, source_changes, tasks
+from . import features, interpreter, lending, native_wait, recording, source_changes, tasks
 from .crash_traceback import python_order
 from .slow_inspection import SlowInspection
 from .values import BYTES_TYPES, PythonValues
@@ -522,6 +522,21 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         if told.type != "str":  # in clipboard context pydevd answers with the exception the probe raised
             raise tasks.failed(told.value)
         return tasks.parse(told.value)
+
+    async def recorder(self, action: str, args: dict[str, Any], frame_id: int) -> dict[str, Any]:
+        """The line recorder: installed by ``record``, asked by the rest; its JSON answer read as data only."""
+        what = {"record": "record", "since": "reading the recorded lines", "value": "evaluating on recorded values",
+                "off": "record off"}[action]
+        try:
+            told = await self._inspect(what, {"operation": action}, DapBackend.evaluate(
+                self, recording.expression(action, args, install=action == "record"), frame_id, "clipboard"))
+        except RelayError as exc:
+            if exc.code != "evaluation_failed":
+                raise
+            raise recording.failed(what, exc.details.get("adapter_message") or exc.message[-300:]) from None
+        if told.type != "str":  # in clipboard context pydevd answers with the exception the expression raised
+            raise recording.failed(what, told.value)
+        return recording.answer(told.value, what)
 
     async def _shown(self, ref: int, start: int, count: int) -> VariablePage:
         """Children of a value; bytes as base64 chunks; references back to an ancestor marked as cycles."""

@@ -1,0 +1,128 @@
+"""What ``record`` costs: a recorded function of 100,000 line events, against plain and against itself unrecorded.
+
+The target (``TARGET``) runs two functions of the same body, ``recorded`` and ``elsewhere``, each making about
+``--events`` line events (a loop of two lines), and prints each one's CPU time (its thread's,
+``time.thread_time``). Per target Python 3.12+ (``tests/targets.py`` finds them), in rounds (the order flipped every
+other round), three runs:
+
+1. plain: ``python target.py``, no debugger (the base);
+2. unrecorded: launched by the relay, stopped at entry and continued, nothing recorded;
+3. recorded: the same, with ``record recorded`` at the entry stop.
+
+Printed per Python: the median CPU of each function in each run (ms, with the sample count), and the ratios
+recorded/plain and recorded/unrecorded for ``recorded``, and for ``elsewhere`` (not recorded; the goal: no change).
+
+    python bench/record_cost.py [--events 100000] [--runs 5] [--pythons 3.12 3.13]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+from common import ROOT, Samples, Table, record
+
+from jupyter_debug_relay import Relay
+
+sys.path.insert(0, ROOT)
+from tests import targets  # noqa: E402 - the interpreters the tests find, found the same way
+
+TARGET = """
+import sys
+import time
+
+
+def recorded(n):
+    total = 0
+    for i in range(n):
+        total += i & 7
+    return total
+
+
+def elsewhere(n):
+    total = 0
+    for i in range(n):
+        total += i & 7
+    return total
+
+
+n = int(sys.argv[1])
+for function in (recorded, elsewhere):
+    began = time.thread_time()
+    function(n)
+    print(f"{function.__name__} {(time.thread_time() - began) * 1000:.3f}", flush=True)
+"""
+TIMEOUT = 300.0  # seconds a run may take
+
+
+def _times(text: str) -> dict[str, float]:
+    found = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] in ("recorded", "elsewhere"):
+            found[parts[0]] = float(parts[1])
+    return found
+
+
+def plain(python: str, program: str, passes: int) -> dict[str, float]:
+    done = subprocess.run([python, program, str(passes)], capture_output=True, text=True, timeout=TIMEOUT)
+    return _times(done.stdout)
+
+
+def relayed(relay: Relay, python: str, program: str, passes: int, recording: bool) -> dict[str, float]:
+    session = relay.launch(program, args=[str(passes)], python=python, stop_on_entry=True)
+    session.wait_for_stop(60)
+    if recording:
+        relay.operations.call("record", {"target": "recorded", "session": session.id})
+    session.continue_(timeout=TIMEOUT)
+    return _times(session.output().text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--pythons", nargs="*", default=["3.12", "3.13"])
+    options = parser.parse_args()
+    passes = options.events // 2  # two line events a pass: the `for` and the body
+    found = targets.found()
+    figures: dict[str, Any] = {"events": options.events, "runs": options.runs}
+    with tempfile.TemporaryDirectory() as folder, Relay() as relay:
+        program = os.path.join(folder, "target.py")
+        with open(program, "w") as f:
+            f.write(TARGET)
+        table = Table("python, function", "plain ms", "unrecorded ms", "recorded ms", "n", "rec/plain",
+                      "rec/unrec")
+        for version in options.pythons:
+            python = found.get(tuple(int(part) for part in version.split(".")))
+            if python is None:
+                print(f"no Python {version} here: skipped")
+                continue
+            targets.prepared(python)
+            samples = {(mode, fn): Samples() for mode in ("plain", "unrecorded", "recorded")
+                       for fn in ("recorded", "elsewhere")}
+            for round_ in range(options.runs):
+                modes = ["plain", "unrecorded", "recorded"]
+                for mode in modes if round_ % 2 == 0 else modes[::-1]:
+                    got = plain(python, program, passes) if mode == "plain" else \
+                        relayed(relay, python, program, passes, mode == "recorded")
+                    for fn, value in got.items():
+                        samples[(mode, fn)].add(value)
+            part: dict[str, Any] = {}
+            for fn in ("recorded", "elsewhere"):
+                base, off, on = (samples[(mode, fn)] for mode in ("plain", "unrecorded", "recorded"))
+                table.row(f"{version}, {fn}", base.median, off.median, on.median, min(base.n, off.n, on.n),
+                          on.median / base.median, on.median / off.median)
+                part[fn] = {"plain": base.summary(), "unrecorded": off.summary(), "recorded": on.summary(),
+                            "recorded_over_plain": round(on.median / base.median, 2),
+                            "recorded_over_unrecorded": round(on.median / off.median, 2)}
+            figures[version] = part
+    record("record_cost", figures)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,289 @@
+"""``sidebar``: JupyterLab's own debugger (its sidebar, gutter breakpoints, step buttons) drives a relay session.
+
+JupyterLab sends ``debug_request``s on the control channel; ipykernel answers them through
+``kernel.do_debug_request``. While the sidebar is on, that name is shadowed on the kernel object by ``Sidebar.handle``,
+which answers from the relay loop: the DAP requests through the DAP front end's ``Requests`` (each an operation on the
+session), JupyterLab's own (debugInfo, dumpCell, inspectVariables, ...) here. The session's events go out as
+``debug_event``s on IOPub. Off, the shadow is removed and ipykernel's debugger answers as before.
+
+A control request never waits on the target: it is answered within ``CONTROL_WAIT`` seconds or refused with
+``timeout``, so interrupt and shutdown requests, queued behind it, keep working. JupyterLab names a file editor's text
+by its hash (``source/editor_paths.py``); a breakpoint there binds to the file with that text, and a stop in that file
+is told under the editor's name so its line lights up. Nothing JupyterLab sends is run in the kernel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+from typing import Any
+
+from ..dapserver import requests as dap
+from ..errors import RelayError
+from ..facade.events import Event
+from ..facade.relay import Relay
+from ..operations import OPERATIONS
+from ..operations.editors import SIDEBARS
+from ..source.editor_paths import SEED, EditorPaths
+from . import ipykernel_names
+
+log = logging.getLogger(__name__)
+
+CONTROL_WAIT = 4.0  # the longest a debug_request holds the control channel
+GLOBAL = frozenset({"add_breakpoint", "remove_breakpoint"})  # a gutter's breakpoints are the relay's, as %bp
+EXCEPTION_PATHS = ["Python Exceptions"]
+
+
+class _EditorNames:
+    """``Requests``' view of the editor names: the real file of a name already bound (``Sidebar.bind``)."""
+
+    def __init__(self, paths: EditorPaths) -> None:
+        self.paths = paths
+
+    def inward(self, path: str) -> str | None:
+        return self.paths.real.get(path) if self.paths.is_hashed(path) else path
+
+    def outward(self, path: str | None) -> str | None:
+        return self.paths.outward(path)
+
+
+class Sidebar:
+    """One kernel's answer to JupyterLab's debugger: off (ipykernel's own) or on for a session of its relay."""
+
+    def __init__(self, kernel: Any, relay: Relay) -> None:
+        self.kernel, self.relay = kernel, relay
+        self.on = False
+        self.follows: str | None = None  # a session id; None: the newest
+        self.started = False  # JupyterLab sent initialize (and no disconnect since)
+        self.paths = EditorPaths(self._prefix(), ".py", SEED)
+        self.requests = dap.Requests(self._run, _EditorNames(self.paths))
+        self._subscription: Any = None
+        self._newest: str | None = None
+        self._stopped: dict[str, int] = {}  # session id -> its stopped thread, until it continues or ends
+        self._seq = itertools.count(1)
+        SIDEBARS[relay.manager] = self
+
+    @staticmethod
+    def _prefix() -> str:
+        try:
+            from ipykernel.compiler import get_tmp_directory
+
+            return get_tmp_directory() + os.sep
+        except ImportError:  # the check of the names says so when the sidebar is turned on
+            return os.path.join(os.path.realpath("/tmp"), f"ipykernel_{os.getpid()}") + os.sep
+
+    # -- on and off (the operation, on the relay loop) ---------------------------------------------------------
+
+    async def switch(self, ctx: Any, session: str | None, off: bool) -> dict[str, Any]:
+        """Turn the sidebar on for ``session`` (None: the newest, following new ones), or off."""
+        if off:
+            self._off()
+        else:
+            found = ipykernel_names.problems()
+            if found:
+                raise RelayError("unsupported", f"This ipykernel ({ipykernel_names.version()}) differs from the one "
+                                 f"the sidebar is built on ({ipykernel_names.PROVEN}): " + "; ".join(found) + ".",
+                                 "Install an ipykernel the sidebar supports; JupyterLab's debugger keeps debugging "
+                                 "the notebook's own cells meanwhile.", {"problems": found})
+            self.follows = ctx.manager.get(session).id if session is not None else None
+            if not self.on:
+                self._subscription = ctx.manager.bus.subscribe(self._tell)
+                self.kernel.do_debug_request = self.handle  # shadows ipykernel's method on this kernel only
+                self.on = True
+            self._newest = next(reversed(ctx.manager.sessions), None)
+        return self.answer()
+
+    def answer(self) -> dict[str, Any]:
+        """What ``sidebar`` answers: on or off, the session followed, the hash settings told to JupyterLab."""
+        return {"sidebar": self.on, "follows": self.follows, "hash_seed": self.paths.seed,
+                "tmp_prefix": self.paths.prefix}
+
+    def _off(self) -> None:
+        if "do_debug_request" in vars(self.kernel):
+            del self.kernel.do_debug_request  # ipykernel's own again
+        if self._subscription is not None:
+            self._subscription.close()
+            self._subscription = None
+        self.on = self.started = False
+        self.follows = None
+
+    def close(self) -> None:
+        """The kernel's relay closes: ipykernel's debugger answers again."""
+        self._off()
+
+    # -- requests (the control thread's loop, answered on the relay loop) -------------------------------------
+
+    async def handle(self, message: Any) -> dict[str, Any]:
+        """The ``debug_reply`` to one ``debug_request`` (shadows ``kernel.do_debug_request``)."""
+        request = message if isinstance(message, dict) else {}
+        try:
+            future = self.relay.submit(self.reply(message))
+        except RelayError as exc:
+            return dap.refusal(request, exc)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), CONTROL_WAIT)
+        except asyncio.TimeoutError:
+            return dap.refusal(request, RelayError(
+                "timeout", f"The debugger did not answer {request.get('command')} within {CONTROL_WAIT:g} s.",
+                "The target may be busy or hung; the kernel's interrupt and shutdown keep working."))
+
+    async def reply(self, message: Any) -> dict[str, Any]:
+        """The answer to one request, on the relay loop: a DAP response, or a refusal with a code, never a raise."""
+        if not isinstance(message, dict) or not isinstance(message.get("command"), str):
+            return dap.refusal(message if isinstance(message, dict) else {}, RelayError(
+                "invalid_request", "A debug_request must be a DAP request: an object with a command.",
+                'e.g. {"type": "request", "seq": 1, "command": "debugInfo", "arguments": {}}'))
+        args = message.get("arguments")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            return dap.refusal(message, RelayError("invalid_request", f"{message['command']}: arguments must be an "
+                                                   "object.", 'e.g. "arguments": {}'))
+        try:
+            own = getattr(self, f"_{message['command']}", None)
+            body = await own(args) if own is not None else await self.requests.answer(message["command"], args)
+        except RelayError as exc:
+            return dap.refusal(message, exc)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:  # arguments of the wrong shape
+            return dap.refusal(message, RelayError(
+                "invalid_request", f"{message['command']}: its arguments do not read as DAP's ({exc}).",
+                "See the Debug Adapter Protocol for the request's arguments."))
+        return dap.response(message, body or {})
+
+    async def _run(self, name: str, args: dict[str, Any]) -> Any:
+        """Run an operation for ``Requests``: on the followed session, except the breakpoints (the relay's)."""
+        given = {k: v for k, v in args.items() if v is not None}
+        if name not in GLOBAL and OPERATIONS[name].takes_session and self.follows is not None:
+            given["session"] = self.follows
+        return await self.relay.operations.run(name, given)
+
+    async def _status(self) -> Any:
+        """The followed session's info, or None when there is none yet."""
+        try:
+            return (await self._run("status", {}))["session"]
+        except RelayError as exc:
+            if exc.code == "session_not_found":
+                return None
+            raise
+
+    # JupyterLab's requests beyond DAP's, and DAP's that mean something else here
+
+    async def _debugInfo(self, args: dict[str, Any]) -> dict[str, Any]:
+        info = await self._status()
+        stopped = [info.stop.thread_id] if info is not None and info.state == "paused" and info.stop else []
+        by_file: dict[str, list[dict[str, Any]]] = {}
+        for bp in (await self._run("breakpoints", {}))["breakpoints"]:
+            if bp.kind == "line" and bp.path and bp.line and bp.enabled:
+                by_file.setdefault(self.paths.outward(bp.path) or bp.path, []).append({"line": bp.line})
+        return {"isStarted": self.started, "hashMethod": "Murmur2", "hashSeed": self.paths.seed,
+                "tmpFilePrefix": self.paths.prefix, "tmpFileSuffix": self.paths.suffix,
+                "breakpoints": [{"source": path, "breakpoints": lines} for path, lines in by_file.items()],
+                "stoppedThreads": stopped, "richRendering": False, "exceptionPaths": EXCEPTION_PATHS,
+                "copyToGlobals": False}
+
+    async def _initialize(self, args: dict[str, Any]) -> dict[str, Any]:
+        self.requests.initialize(args)
+        self.started = True
+        return dict(dap.CAPABILITIES)
+
+    async def _attach(self, args: dict[str, Any]) -> dict[str, Any]:
+        self._send("initialized", {})
+        return {}
+
+    async def _disconnect(self, args: dict[str, Any]) -> dict[str, Any]:
+        self.started = False  # the target runs on; its breakpoints stay the relay's
+        return {}
+
+    async def _dumpCell(self, args: dict[str, Any]) -> dict[str, Any]:
+        code = args.get("code")
+        if not isinstance(code, str):
+            raise RelayError("invalid_request", "dumpCell needs code (a string).", 'e.g. {"code": "x = 1\\n"}')
+        name = self.paths.dumped(code)
+        await self.bind(name)
+        return {"sourcePath": name}
+
+    async def _setBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
+        path = (args.get("source") or {}).get("path")
+        if isinstance(path, str):
+            await self.bind(path)
+        return await self.requests.answer("setBreakpoints", args)
+
+    async def _source(self, args: dict[str, Any]) -> dict[str, Any]:
+        path = (args.get("source") or {}).get("path")
+        if isinstance(path, str) and path in self.paths.texts and self.paths.real.get(path) is None:
+            return {"content": self.paths.texts[path]}  # a cell's or an unsaved editor's own text
+        return await self.requests.answer("source", args)
+
+    async def _inspectVariables(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"variables": []}  # the target's variables show at its stops (scopes, variables)
+
+    async def _richInspectVariables(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"data": {}, "metadata": {}}  # debugInfo says richRendering false
+
+    async def _modules(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"modules": [], "totalModules": 0}
+
+    async def _copyToGlobals(self, args: dict[str, Any]) -> dict[str, Any]:
+        raise RelayError("unsupported", "copyToGlobals would run the target's value in the kernel.",
+                         "Copy a value into the notebook with `%debug_session pull NAME` (data formats only).")
+
+    async def bind(self, name: str) -> str | None:
+        """The real file of an editor's name, looked for (off the loop) among the files the user named, the
+        sessions' programs' folders and the kernel's folder."""
+        if not self.paths.is_hashed(name):
+            return name
+        files = [bp.path for bp in (await self._run("breakpoints", {}))["breakpoints"] if bp.path]
+        folders = [os.getcwd()]
+        for info in (await self.relay.operations.run("sessions", {}))["sessions"]:
+            program = (info.target or "").split(" ")[0]
+            if os.path.isabs(program) and os.path.isfile(program):
+                files.insert(0, program)
+                folders.insert(0, os.path.dirname(program))
+        return await asyncio.to_thread(self.paths.inward, name, folders, files)
+
+    # -- events (on the relay loop) ---------------------------------------------------------------------------
+
+    def _tell(self, event: Event) -> None:
+        if event.session and event.session != self._newest and event.event == "session":
+            if self._newest is None or _number(event.session) > _number(self._newest):
+                self._newest = event.session  # a new session: followed when none is named
+        if event.session not in ("", self.follows or self._newest):
+            return
+        if event.event == "stopped":
+            self._stopped[event.session] = event.body.get("thread_id") or 1
+        elif event.event == "continued":
+            self._stopped.pop(event.session, None)
+        elif event.event == "terminated":  # JupyterLab clears its call stack on continued, not on terminated
+            thread = self._stopped.pop(event.session, None)
+            self._send("continued", {"threadId": thread or 1, "allThreadsContinued": True})
+        for message in dap.events(event, self.requests.shift, _EditorNames(self.paths)):
+            self._send(message["event"], message["body"])
+
+    def _send(self, name: str, body: dict[str, Any]) -> None:
+        try:
+            self.kernel._publish_debug_event({"type": "event", "seq": next(self._seq), "event": name, "body": body})
+        except Exception:  # a closing kernel: nothing to tell
+            log.debug("debug_event %s not sent", name, exc_info=True)
+
+
+def _number(session_id: str) -> int:
+    digits = session_id.lstrip("s")
+    return int(digits) if digits.isdigit() else -1
+
+
+def install(kernel: Any, relay: Relay) -> Sidebar | None:
+    """The sidebar of ``kernel`` over its relay (None outside an ipykernel kernel)."""
+    if kernel is None or not hasattr(kernel, "do_debug_request"):
+        return None
+    sidebar = Sidebar(kernel, relay)
+    relay.on_close(_closer(sidebar))
+    return sidebar
+
+
+def _closer(sidebar: Sidebar) -> Any:
+    async def close() -> None:
+        sidebar.close()
+
+    return close

@@ -1,0 +1,235 @@
+"""JupyterLab's own debugger on a relay session, in a real browser: JupyterLab 4 serves a notebook and a script,
+Chromium (driven by Playwright) clicks the file editor's gutter and the sidebar's buttons."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.conftest import assert_none_left, line_of, marked_processes
+from tests.test_browser_panel import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port
+from tests.test_sidebar import ORDERS, PRICING
+
+DOCS_IMAGE = Path(__file__).resolve().parent.parent / "docs" / "images" / "sidebar.png"
+KERNEL = "debug-relay"
+CELL_CODE = "def double(x):\n    y = x * 2\n    return y\n\n\ndouble(21)"
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent (apt-get install chromium)"),
+    pytest.mark.timeout(300),
+]
+
+
+class Lab:
+    """A JupyterLab server on 127.0.0.1 with a token, in temporary dirs, with the debug-relay kernel spec."""
+
+    def __init__(self, root: Path) -> None:
+        self.root, self.port, self.token = root, free_port(), secrets.token_hex(16)
+        self.base = f"http://127.0.0.1:{self.port}"
+        home = root / "home"
+        env = dict(os.environ, HOME=str(home), JUPYTER_CONFIG_DIR=str(home / "config"),
+                   JUPYTER_DATA_DIR=str(home / "data"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+                   JUPYTER_PLATFORM_DIRS="1", PYTHONUNBUFFERED="1")
+        kernel = home / "data" / "kernels" / KERNEL
+        kernel.mkdir(parents=True)
+        (kernel / "kernel.json").write_text(json.dumps({
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                     "--ext=jupyter_debug_relay"],
+            "display_name": "Python 3 (debug relay)", "language": "python", "metadata": {"debugger": True},
+        }))
+        settings = home / "config" / "lab" / "user-settings" / "@jupyterlab"
+        for plugin, values in (("notebook-extension/tracker", {"autoStartDefaultKernel": True}),
+                               ("apputils-extension/notification", {"fetchNews": "false",
+                                                                    "checkForUpdates": False})):
+            path = settings / f"{plugin}.jupyterlab-settings"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(values))
+        labconfig = home / "config" / "labconfig"
+        labconfig.mkdir(parents=True)
+        (labconfig / "page_config.json").write_text(json.dumps(
+            {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+        self.files = root / "files"
+        self.files.mkdir()
+        (self.files / "orders.py").write_text(ORDERS)
+        (self.files / "pricing.py").write_text(PRICING)
+        notebook = nbformat.v4.new_notebook(cells=[
+            nbformat.v4.new_code_cell("%debug_session sidebar"),
+            nbformat.v4.new_code_cell("%debug_session launch orders.py"),
+            nbformat.v4.new_code_cell("%debug_session sidebar off"),
+            nbformat.v4.new_code_cell(CELL_CODE),
+        ], metadata={"kernelspec": {"name": KERNEL, "display_name": "Python 3 (debug relay)", "language": "python"}})
+        nbformat.write(notebook, self.files / "sidebar.ipynb")
+        self.log = open(root / "lab.log", "wb")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+             f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
+             f"--ServerApp.root_dir={self.files}", "--LabApp.news_url=", "--LabApp.extension_manager=readonly",
+             "--allow-root"],
+            env=env, cwd=self.files, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+
+    def api(self, method: str, path: str, body: object = None, timeout: float = 10.0) -> object:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"{self.base}{path}", method=method, data=data,
+                                         headers={"Authorization": f"token {self.token}",
+                                                  "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            text = answer.read()
+        return json.loads(text) if text else None
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"JupyterLab exited with {self.proc.returncode}: {self.output()}")
+            try:
+                self.api("GET", "/api/status", timeout=2)
+                return
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.2)
+        raise AssertionError(f"JupyterLab did not answer within {timeout:g} s: {self.output()}")
+
+    def output(self) -> str:
+        self.log.flush()
+        return (self.root / "lab.log").read_text(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        """Shut the kernels down (they reap their targets), then the server; force only what stays."""
+        try:
+            for kernel in self.api("GET", "/api/kernels") or []:
+                self.api("DELETE", f"/api/kernels/{kernel['id']}", timeout=30)
+            self.api("POST", "/api/shutdown")
+        except (urllib.error.URLError, OSError):
+            pass
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+        self.log.close()
+
+
+@pytest.fixture
+def lab(tmp_path):
+    before = set(marked_processes())
+    server = Lab(tmp_path)
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+        assert_none_left(marked_processes, before, 20.0)
+
+
+def click_gutter(page, editor, line: int) -> None:
+    """Click the breakpoint gutter of ``editor`` at ``line``, until the Breakpoints panel lists it (the gutter comes
+    with the debugger's handler of the editor, made when the debugger turns on)."""
+    from playwright.sync_api import expect
+
+    listed = page.locator(".jp-DebuggerBreakpoint-line", has_text=str(line))
+    for _ in range(5):
+        number = editor.locator(".cm-lineNumbers .cm-gutterElement").filter(has_text=str(line)).first
+        box = number.bounding_box()
+        gutter = editor.locator("div.cm-gutter.cm-breakpoint-gutter").bounding_box()
+        page.mouse.click(gutter["x"] + gutter["width"] / 2, box["y"] + box["height"] / 2)
+        try:
+            expect(listed).not_to_have_count(0, timeout=3_000)
+            return
+        except AssertionError:
+            page.wait_for_timeout(500)
+    raise AssertionError(f"a click in the gutter at line {line} made no breakpoint")
+
+
+def test_jupyterlabs_sidebar_and_gutter_debug_the_target(lab):
+    from playwright.sync_api import expect, sync_playwright
+
+    line = line_of(str(lab.files / "orders.py"), "amount = 0")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(60_000)
+            expect.set_options(timeout=60_000)
+            page.goto(f"{lab.base}/lab/tree/sidebar.ipynb?token={lab.token}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+            expect(page.get_by_role("button", name="Python 3 (debug relay) | Idle")).to_be_visible(timeout=90_000)
+            cells = page.locator(".jp-Notebook .jp-CodeCell")
+
+            def run(index: int) -> None:
+                cells.nth(index).locator(".jp-InputArea-editor").click()
+                page.keyboard.press("Shift+Enter")
+
+            run(0)
+            expect(cells.nth(0).locator(".jp-OutputArea-output")).to_contain_text("sidebar on")
+            # the file editor needs a kernel session of its own path: orders.py on the notebook's kernel
+            [notebook] = [s for s in lab.api("GET", "/api/sessions") if s["path"].endswith("sidebar.ipynb")]
+            lab.api("POST", "/api/sessions", {"path": "orders.py", "name": "orders.py", "type": "file",
+                                              "kernel": {"id": notebook["kernel"]["id"]}})
+            page.locator(".jp-DirListing-itemText", has_text="orders.py").dblclick()
+            editor = page.locator(".jp-MainAreaWidget:has(.jp-FileEditor)")
+            expect(editor.locator(".cm-content")).to_contain_text("def total(orders):")
+            bug = editor.locator(".jp-DebuggerBugButton button, button.jp-DebuggerBugButton").first
+            expect(bug).to_be_enabled()
+            bug.click()
+            expect(page.locator(".jp-DebuggerCallstack, .jp-DebuggerBreakpoints").first).to_be_visible()
+            # a click in the gutter at the line makes a relay breakpoint
+            click_gutter(page, editor, line)
+            # the launch cell: the sidebar's call stack shows the function, the editor lights the line
+            page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="sidebar.ipynb").click()
+            run(1)
+            expect(cells.nth(1).locator(".jp-OutputArea-output")).to_contain_text(f"paused at orders.py:{line}")
+            frames = page.locator(".jp-DebuggerCallstackFrame-name")
+            expect(frames.first).to_have_text("total")
+            page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="orders.py").click()
+            highlighted = editor.locator(".cm-line.jp-DebuggerEditor-highlight")
+            expect(highlighted).to_have_count(1)
+            expect(highlighted).to_contain_text("amount = 0")
+            expect(page.locator(".jp-DebuggerVariables-name", has_text="orders").first).to_be_visible()
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(ARTIFACTS / "sidebar.png"))
+            DOCS_IMAGE.parent.mkdir(exist_ok=True)
+            page.screenshot(path=str(DOCS_IMAGE))
+            # Next moves one line
+            page.locator("[data-command='debugger:next']").first.click()
+            expect(highlighted).to_contain_text("for price in orders")
+            # Continue ends the program (the %bp-less run has no other stop): the call stack clears
+            page.locator("[data-command='debugger:continue']").first.click()
+            expect(frames).to_have_count(0)
+            expect(highlighted).to_have_count(0)
+            # sidebar off: a breakpoint in a cell, and the cell's own debugging stops in it
+            page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="sidebar.ipynb").click()
+            run(2)
+            expect(cells.nth(2).locator(".jp-OutputArea-output")).to_contain_text("sidebar off")
+            # JupyterLab still thinks its debugger is on: the bug button (off, then on) starts ipykernel's own
+            bug = page.locator(".jp-NotebookPanel-toolbar .jp-DebuggerBugButton").first
+            cell = cells.nth(3)
+            for _ in range(6):
+                bug.click()
+                try:
+                    expect(cell.locator("div.cm-gutter.cm-breakpoint-gutter")).to_be_visible(timeout=4_000)
+                    break
+                except AssertionError:
+                    continue
+            cell.locator(".jp-InputArea-editor").click()
+            click_gutter(page, cell, 2)
+            run(3)
+            expect(frames.first).to_have_text("double", timeout=60_000)
+            page.locator("[data-command='debugger:continue']").first.click()
+            expect(cell.locator(".jp-OutputArea-output")).to_contain_text("42")
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "sidebar-failure.png"))
+            raise
+        finally:
+            browser.close()

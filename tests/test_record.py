@@ -1,0 +1,196 @@
+"""Back in time (``record``, ``history``, ``back``, ``forward``): lines a recorded function ran, kept in the target
+(Python 3.12+, ``sys.monitoring``), walked through the magics and by an editor's step back over DAP."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+from conftest import line_of
+
+from jupyter_debug_relay import RelayError
+from tests import targets
+from tests.kernels import Kernel
+
+PROGRAM = """
+def average(scores):
+    total = 0
+    count = 0
+    for score in scores:
+        total += score
+        count += 1
+    count -= 1  # the bug: one too few
+    mean = total / count
+    return mean
+
+
+result = average([70, 80, 90])
+print("average", result)  # stop: the wrong result
+"""
+
+
+def _python(minor: int) -> str:
+    if sys.version_info[:2] == (3, minor):
+        return sys.executable  # the tests' own Python is not among targets.found()
+    python = targets.found().get((3, minor))
+    if python is None:
+        pytest.skip(f"no Python 3.{minor} found ({targets.WHERE})")
+    targets.prepared(python)
+    return python
+
+
+@pytest.fixture(scope="module")
+def shared_kernel(tmp_path_factory):
+    """One kernel for the module's magics tests (each test ends its own sessions)."""
+    folder = tmp_path_factory.mktemp("record")
+    (folder / "app.py").write_text(PROGRAM.lstrip("\n"))
+    k = Kernel("python3", cwd=str(folder))
+    k.magic("%load_ext jupyter_debug_relay")
+    k.folder = folder
+    yield k
+    k.close()
+
+
+@pytest.mark.parametrize("minor", [12, 13])
+def test_the_magics_step_back_from_the_wrong_result_to_the_line_that_made_it(shared_kernel, minor):
+    k = shared_kernel
+    python = _python(minor)
+    app = str(k.folder / "app.py")
+    stop = line_of(app, "# stop")
+    k.magic("%bp clear")
+    k.magic(f"%bp app.py:{stop}")
+    assert "paused" in k.magic(f"%dbg launch --python {python} --stop-on-entry app.py").text
+    number = _session_number(k)
+    assert k.magic("%dbg back").text == (
+        f"error invalid_request: Session s{number} has nothing recorded. Hint: Record a function first (record "
+        "compute, or record FILE:FIRST-LAST), then run it.")
+    assert k.magic("%dbg record nothing_here").text.startswith(
+        "error invalid_request: No function 'nothing_here' is loaded in the target.")
+    assert k.magic("%dbg record app.py:9-3").text.startswith(
+        "error invalid_request: The range 9-3 is empty: the first line comes first, from 1.")
+    assert k.magic("%dbg record average").text == (
+        "recording average (app.py:1): 0 states, 0.0 KB of 4.0 MB — recording from the next line the program runs "
+        "there")
+    assert f"paused at app.py:{stop}" in k.magic("%dbg continue").text
+
+    history = k.magic("%dbg history --count 5").text.splitlines()
+    assert history[0].startswith("recording average (app.py:1): 16 states")
+    assert history[1:] == [
+        "  ... 11 earlier",
+        "  #12 app.py:4 average()  for score in scores:",
+        "  #13 app.py:7 average()  count -= 1  # the bug: one too few   [count = 2]",
+        "  #14 app.py:8 average()  mean = total / count   [mean = 120.0]",
+        "  #15 app.py:9 average()  return mean",
+        "  #16 app.py:9 average()  returned 120.0",
+        "  (live stop)"]
+
+    assert k.magic("%dbg back").text.splitlines()[0] == (
+        "recorded state 16 of 16: average() at app.py:9, returning 120.0")
+    shown = k.magic("%dbg back 2")
+    assert shown.text.splitlines() == [
+        "recorded state 14 of 16: average() at app.py:8",
+        "    mean = total / count",
+        "  * count = 2",
+        "    total = 240",
+        "    score = 90",
+        "    scores = [70, 80, 90]"]
+    assert "changed" in shown.html
+    where = k.magic("%dbg where").text
+    assert "average (recorded state 14 of 16)" in where and "app.py:8" in where
+    assert "count = 2" in k.magic("%dbg vars").text
+    assert k.magic("%dbg eval count").text.startswith("2")
+    assert k.magic("%dbg eval total / (count + 1)").text.startswith("80.0")  # what it should have been
+    assert k.magic("%dbg back").text.splitlines()[:3] == [
+        "recorded state 13 of 16: average() at app.py:7",
+        "    count -= 1  # the bug: one too few",
+        "    count = 3"]  # about to run: the line after it shows count = 2
+    assert k.magic("%dbg back 99").text.startswith(
+        "error invalid_request: That is beyond the start of the history: 12 states back at most from here")
+    assert k.magic("%dbg forward 4").text.startswith("at the live stop again (after 16 recorded states)")
+    assert k.magic("%dbg forward").text.startswith("error invalid_request: That is beyond the live stop")
+    assert f"app.py:{stop}" in k.magic("%dbg where").text  # the live program again
+    assert "exited with code 0" in k.magic("%dbg continue").text or "ended" in k.magic("%dbg status").text
+    assert "average 120.0" in k.magic("%dbg output").text
+    assert k.magic("%dbg history").text.splitlines()[0].startswith("recording average")  # kept after the end
+
+
+def test_a_311_target_answers_unsupported_with_a_hint(shared_kernel):
+    k = shared_kernel
+    python = _python(11)
+    k.magic("%bp clear")
+    assert "paused" in k.magic(f"%dbg launch --python {python} --stop-on-entry app.py").text
+    refused = k.magic("%dbg record average").text
+    assert refused.startswith("error unsupported: Recording lines needs Python 3.12 or newer in the target "
+                              "(sys.monitoring); session s")
+    assert "runs Python 3.11." in refused and "Hint: Launch the target on Python 3.12+" in refused
+    k.magic("%dbg stop")
+
+
+def _session_number(k: Kernel) -> int:
+    listed = k.magic("%dbg list").text
+    return max(int(word[1:]) for word in listed.split() if word[:1] == "s" and word[1:].isdigit())
+
+
+RUNNING = """
+import time
+
+
+def tick(n):
+    value = n * 2
+    return value
+
+
+for n in range(600):
+    tick(n)
+    time.sleep(0.005)
+print("done")  # stop
+"""
+
+
+def test_record_while_running_pauses_installs_and_runs_on(relay, write):
+    python = _python(13)
+    app = write("loop.py", RUNNING)
+    session = relay.launch(app, python=python)
+    time.sleep(0.3)
+    assert session.state == "running"
+    recording = relay.operations.call("record", {"target": "tick"})["recording"]
+    assert recording.functions == [f"tick ({app}:4)"] and recording.recording
+    assert session.state == "running"  # paused for the install, then continued
+    relay.breakpoints.add(app, line_of(app, "# stop"))
+    assert session.wait_for_stop(30).frame.line == line_of(app, "# stop")
+    found = relay.operations.call("history", {"count": 3})
+    assert found["total"] > 3 and [s.kind for s in found["steps"]] == ["line", "line", "return"]
+    assert found["steps"][-1].value == "1198"  # tick(599)
+    with pytest.raises(RelayError) as refused:
+        relay.operations.call("record", {"target": f"{app}:0-2"})
+    assert refused.value.code == "invalid_request"
+    session.terminate()
+
+
+@pytest.fixture
+def vscode(request):
+    return request.getfixturevalue("vscode_client")
+
+
+def test_an_editor_steps_back_and_reverse_continues_over_dap(relay, write, vscode):
+    python = _python(12)
+    app = write("app.py", PROGRAM)
+    relay.breakpoints.add(app, line_of(app, "# stop"))
+    session = relay.launch(app, python=python, stop_on_entry=True)
+    session.wait_for_stop(30)
+    relay.operations.call("record", {"target": "average"})
+    session.continue_()
+    exposed = relay.operations.call("expose", {"session": session.id})
+    seen = vscode("stepback", exposed["port"], exposed["token"])
+    assert seen["supportsStepBack"] is True
+    assert seen["live"] == line_of(app, "# stop")
+    assert seen["lines"] == [9, 9, 8]  # the return, `return mean`, `mean = total / count`
+    assert seen["values"][2]["count"] == "2" and seen["values"][0]["mean"] == "120.0"
+    assert seen["evaluated"] == "2"
+    assert seen["afterNext"] == 9  # next goes forward through the history
+    assert seen["first"] == 2  # reverse continue: the first recorded line
+    session.terminate()
+
+
+from tests.test_dapserver import vscode_client  # noqa: E402,F401 - the DAP test client fixture, shared
