@@ -71,6 +71,11 @@ def every_kind(python: str | None) -> dict:
         stop = crash.wait_for_stop(30)
         seen["crash"] = place(stop) + [stop.exception.type if stop.exception else None]
         crash.terminate()
+        relay.breakpoints.add(PROGRAM, line_of("produced"))
+        awaited = relay.launch(PROGRAM, args=["async"], python=python)
+        awaited.wait_for_stop(30)
+        seen["await_step"] = place(awaited.step_out(timeout=30))  # out of a task: into the task awaiting it
+        awaited.terminate()
     return seen
 
 

@@ -101,6 +101,8 @@ def assert_every_kind(seen: dict) -> None:
     assert seen["exception"] == "KeyError"
     assert seen["end"] == ["terminated", 3]  # sys.exit(3) ends the program; it never stops it
     assert seen["crash"] == ["exception", "main", line_of("crash"), "ValueError"]
+    if "awaiter_steps" in seen["features"] and not seen["features"]["awaiter_steps"]:  # on for this target
+        assert seen["await_step"] == ["step", "report", line_of("resumed")]
     logged = [line for line in seen["output"].splitlines() if line.startswith("log k=")]
     assert logged == ["log k=0", "log k=1", "log k=2"] and "pass 9" in seen["output"]
 

@@ -1,6 +1,7 @@
 """A program that passes every kind of breakpoint once: a condition, a hit count, a log point, a function, a caught
-exception; then it crashes (``crash``) or ends with ``sys.exit(3)``."""
+exception; then it crashes (``crash``) or ends with ``sys.exit(3)``. With ``async``: a task awaited by another."""
 
+import asyncio
 import sys
 
 
@@ -35,7 +36,19 @@ def caught():
         return "caught"
 
 
+async def produce():
+    return 6  # produced
+
+
+async def report():
+    made = await asyncio.create_task(produce())
+    return made * 7  # resumed
+
+
 def main(mode):
+    if mode == "async":
+        print("reported", asyncio.run(report()))
+        return
     count()
     hits()
     logs()
