@@ -316,6 +316,37 @@ class ProcessInfo:
 
 
 @dataclass
+class RecordedCode:
+    """A code object a target records: its qualified name, file, first line and the lines recorded (None: all)."""
+
+    name: str
+    path: str
+    first: int
+    range: list[int] | None = None
+
+
+# One recorded event: its number, its call, its code (index into the codes), kind (line, return, exception), line,
+# the locals it changed ((name, repr or None where deleted)), and the value returned or raised.
+RecordedEvent = tuple[int, int, int, str, int, list[tuple[str, str | None]], str | None]
+
+
+@dataclass
+class RecordingBatch:
+    """A target recorder's answer to record, since or off: its codes, its ring's figures and events after a
+    number (``more``: others are waiting)."""
+
+    codes: list[RecordedCode]
+    tool: int
+    cap: int
+    bytes: int
+    dropped: int
+    first: int
+    last: int
+    events: list[RecordedEvent] = field(default_factory=list)
+    more: bool = False
+
+
+@dataclass
 class RecordedValue:
     """A local at a recorded state: its repr as recorded (cut to a length), and whether the line run before changed
     it (in ``changes``: whether this line changes it; ``deleted`` when it deletes it)."""

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import socket
+import subprocess
+import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator
@@ -59,3 +64,30 @@ def error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
     body = response.json()["error"]
     assert body["code"] == code and body["message"] and body["hint"], body
     return body
+
+
+SERVICE = """
+    import time
+
+    counter = 0
+    while True:
+        counter += 1  # tick
+        time.sleep(0.01)
+"""
+
+
+@contextmanager
+def debugpy_service(folder: Path, code: str = SERVICE) -> Iterator[tuple[str, int, subprocess.Popen]]:
+    """``code`` (a program counting forever) as ``service.py`` under ``python -m debugpy --listen`` on a free
+    loopback port, in its own process group: its path, the port and the process; killed at the end."""
+    service = write(folder, "service.py", code)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    target = subprocess.Popen([sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", service],
+                              start_new_session=True)
+    try:
+        yield service, port, target
+    finally:
+        os.killpg(target.pid, signal.SIGKILL)
+        target.wait(10)

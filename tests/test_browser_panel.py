@@ -2,126 +2,33 @@
 
 from __future__ import annotations
 
-import json
 import os
-import secrets
 import shutil
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from jupyter_debug_relay.cli.demo import example_path, line_of
-from tests.conftest import assert_none_left, marked_processes
+from tests import lab_server
+from tests.lab_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = "/usr/bin/chromium"
 HERE = Path(__file__).parent
-ARTIFACTS = HERE / "artifacts"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent (apt-get install chromium)"),
     pytest.mark.timeout(300),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Lab:
-    """A JupyterLab server in temporary config, data and runtime dirs, with a kernelspec for this Python."""
-
-    def __init__(self, root: Path) -> None:
-        self.root, self.port, self.token = root, free_port(), secrets.token_hex(16)
-        self.base = f"http://127.0.0.1:{self.port}"
-        home = root / "home"
-        env = dict(os.environ, HOME=str(home), JUPYTER_CONFIG_DIR=str(home / "config"),
-                   JUPYTER_DATA_DIR=str(home / "data"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
-                   JUPYTER_PLATFORM_DIRS="1", PYTHONUNBUFFERED="1")
-        kernel = home / "data" / "kernels" / "python3"
-        kernel.mkdir(parents=True)
-        (kernel / "kernel.json").write_text(json.dumps({
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "Python 3 (ipykernel)", "language": "python",
-        }))
-        labconfig = home / "config" / "labconfig"
-        labconfig.mkdir(parents=True)
-        (labconfig / "page_config.json").write_text(json.dumps(
-            {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
-        tracker = home / "config" / "lab" / "user-settings" / "@jupyterlab" / "notebook-extension"
-        tracker.mkdir(parents=True)  # start the notebook's kernel without asking
-        (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"autoStartDefaultKernel": True}))
-        self.notebooks = root / "notebooks"
-        self.notebooks.mkdir()
-        shutil.copy(HERE / "browser" / "panel.ipynb", self.notebooks / "panel.ipynb")
-        self.log = open(root / "lab.log", "wb")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-             f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
-             f"--ServerApp.root_dir={self.notebooks}", "--LabApp.news_url=", "--LabApp.extension_manager=readonly",
-             "--allow-root"],
-            env=env, cwd=self.notebooks, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-
-    def api(self, method: str, path: str, timeout: float = 10.0) -> object:
-        request = urllib.request.Request(f"{self.base}{path}", method=method,
-                                         headers={"Authorization": f"token {self.token}"})
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            body = answer.read()
-        return json.loads(body) if body else None
-
-    def wait_ready(self, timeout: float = 90.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"JupyterLab exited with {self.proc.returncode}: {self.output()}")
-            try:
-                self.api("GET", "/api/status", timeout=2)
-                return
-            except (urllib.error.URLError, OSError):
-                time.sleep(0.2)
-        raise AssertionError(f"JupyterLab did not answer within {timeout:g} s: {self.output()}")
-
-    def output(self) -> str:
-        self.log.flush()
-        return (self.root / "lab.log").read_text(errors="replace")[-4000:]
-
-    def stop(self) -> None:
-        """Shut the kernels down (they reap their targets), then the server; force only what stays."""
-        try:
-            for kernel in self.api("GET", "/api/kernels") or []:
-                self.api("DELETE", f"/api/kernels/{kernel['id']}", timeout=30)
-            self.api("POST", "/api/shutdown")
-        except (urllib.error.URLError, OSError):
-            pass
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-        self.log.close()
+KERNEL = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+          "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
 @pytest.fixture
 def lab(tmp_path):
-    before = set(marked_processes())
-    server = Lab(tmp_path)
-    try:
-        server.wait_ready()
+    """JupyterLab serving the panel's notebook, with a plain ipykernel (the notebook loads the extension)."""
+    with lab_server.lab(tmp_path, "python3", KERNEL, lab_server.AUTOSTART,
+                        lambda files: shutil.copy(HERE / "browser" / "panel.ipynb", files / "panel.ipynb")) as server:
         yield server
-    finally:
-        server.stop()
-        assert_none_left(marked_processes, before, 20.0)
 
 
 # The panel stays inside its cell, and every element's visible box inside the panel: an element may be cut

@@ -3,22 +3,16 @@ Chromium (driven by Playwright) clicks the file editor's gutter and the sidebar'
 
 from __future__ import annotations
 
-import json
 import os
-import secrets
-import signal
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tests.conftest import assert_none_left, line_of, marked_processes
-from tests.test_browser_panel import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port
+from tests import lab_server
+from tests.conftest import line_of
+from tests.lab_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 from tests.test_sidebar import ORDERS, PRICING
 
 DOCS_IMAGE = Path(__file__).resolve().parent.parent / "docs" / "images" / "sidebar.png"
@@ -31,105 +25,30 @@ pytestmark = [
 ]
 
 
-class Lab:
-    """A JupyterLab server on 127.0.0.1 with a token, in temporary dirs, with the debug-relay kernel spec."""
+KERNEL_SPEC = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                        "--ext=jupyter_debug_relay"],
+               "display_name": "Python 3 (debug relay)", "language": "python", "metadata": {"debugger": True}}
+SETTINGS = {**lab_server.AUTOSTART,
+            "apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False}}
 
-    def __init__(self, root: Path) -> None:
-        self.root, self.port, self.token = root, free_port(), secrets.token_hex(16)
-        self.base = f"http://127.0.0.1:{self.port}"
-        home = root / "home"
-        env = dict(os.environ, HOME=str(home), JUPYTER_CONFIG_DIR=str(home / "config"),
-                   JUPYTER_DATA_DIR=str(home / "data"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
-                   JUPYTER_PLATFORM_DIRS="1", PYTHONUNBUFFERED="1")
-        kernel = home / "data" / "kernels" / KERNEL
-        kernel.mkdir(parents=True)
-        (kernel / "kernel.json").write_text(json.dumps({
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                     "--ext=jupyter_debug_relay"],
-            "display_name": "Python 3 (debug relay)", "language": "python", "metadata": {"debugger": True},
-        }))
-        settings = home / "config" / "lab" / "user-settings" / "@jupyterlab"
-        for plugin, values in (("notebook-extension/tracker", {"autoStartDefaultKernel": True}),
-                               ("apputils-extension/notification", {"fetchNews": "false",
-                                                                    "checkForUpdates": False})):
-            path = settings / f"{plugin}.jupyterlab-settings"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(values))
-        labconfig = home / "config" / "labconfig"
-        labconfig.mkdir(parents=True)
-        (labconfig / "page_config.json").write_text(json.dumps(
-            {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
-        self.files = root / "files"
-        self.files.mkdir()
-        (self.files / "orders.py").write_text(ORDERS)
-        (self.files / "pricing.py").write_text(PRICING)
-        notebook = nbformat.v4.new_notebook(cells=[
-            nbformat.v4.new_code_cell("%debug_session sidebar"),
-            nbformat.v4.new_code_cell("%debug_session launch orders.py"),
-            nbformat.v4.new_code_cell("%debug_session sidebar off"),
-            nbformat.v4.new_code_cell(CELL_CODE),
-        ], metadata={"kernelspec": {"name": KERNEL, "display_name": "Python 3 (debug relay)", "language": "python"}})
-        nbformat.write(notebook, self.files / "sidebar.ipynb")
-        self.log = open(root / "lab.log", "wb")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-             f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
-             f"--ServerApp.root_dir={self.files}", "--LabApp.news_url=", "--LabApp.extension_manager=readonly",
-             "--allow-root"],
-            env=env, cwd=self.files, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
 
-    def api(self, method: str, path: str, body: object = None, timeout: float = 10.0) -> object:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(f"{self.base}{path}", method=method, data=data,
-                                         headers={"Authorization": f"token {self.token}",
-                                                  "Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            text = answer.read()
-        return json.loads(text) if text else None
-
-    def wait_ready(self, timeout: float = 90.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"JupyterLab exited with {self.proc.returncode}: {self.output()}")
-            try:
-                self.api("GET", "/api/status", timeout=2)
-                return
-            except (urllib.error.URLError, OSError):
-                time.sleep(0.2)
-        raise AssertionError(f"JupyterLab did not answer within {timeout:g} s: {self.output()}")
-
-    def output(self) -> str:
-        self.log.flush()
-        return (self.root / "lab.log").read_text(errors="replace")[-4000:]
-
-    def stop(self) -> None:
-        """Shut the kernels down (they reap their targets), then the server; force only what stays."""
-        try:
-            for kernel in self.api("GET", "/api/kernels") or []:
-                self.api("DELETE", f"/api/kernels/{kernel['id']}", timeout=30)
-            self.api("POST", "/api/shutdown")
-        except (urllib.error.URLError, OSError):
-            pass
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-        self.log.close()
+def _files(files: Path) -> None:
+    """The script, the module it imports and the notebook that turns the sidebar on and launches it."""
+    (files / "orders.py").write_text(ORDERS)
+    (files / "pricing.py").write_text(PRICING)
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("%debug_session sidebar"),
+        nbformat.v4.new_code_cell("%debug_session launch orders.py"),
+        nbformat.v4.new_code_cell("%debug_session sidebar off"),
+        nbformat.v4.new_code_cell(CELL_CODE),
+    ], metadata={"kernelspec": {"name": KERNEL, "display_name": "Python 3 (debug relay)", "language": "python"}})
+    nbformat.write(notebook, files / "sidebar.ipynb")
 
 
 @pytest.fixture
 def lab(tmp_path):
-    before = set(marked_processes())
-    server = Lab(tmp_path)
-    try:
-        server.wait_ready()
+    with lab_server.lab(tmp_path, KERNEL, KERNEL_SPEC, SETTINGS, _files) as server:
         yield server
-    finally:
-        server.stop()
-        assert_none_left(marked_processes, before, 20.0)
 
 
 def click_gutter(page, editor, line: int) -> None:

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 
 from jupyter_debug_relay.transports import procfs
 from tests.conftest import marked_processes, wait_until
-from tests.server_fixtures import line_of, live_server, ok, write
+from tests.server_fixtures import debugpy_service, line_of, live_server, ok, write
 
 PROGRAM = """
 import sys
@@ -129,20 +128,7 @@ def test_a_wrong_program_path_is_a_clear_error_and_leaves_no_server_running(tmp_
 
 
 def test_attach_to_a_process_that_debugpy_listens_in(tmp_path, env):
-    service = write(tmp_path, "service.py", """
-        import time
-
-        counter = 0
-        while True:
-            counter += 1  # tick
-            time.sleep(0.01)
-    """)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    target = subprocess.Popen([sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", service],
-                              start_new_session=True)
-    try:
+    with debugpy_service(tmp_path) as (service, port, _):
         wait_until(lambda: listening(port), 30, "debugpy to listen")
         with live_server(token_file=True):
             tick = line_of(service, "# tick")
@@ -151,6 +137,3 @@ def test_attach_to_a_process_that_debugpy_listens_in(tmp_path, env):
             first = int(cli(tmp_path, env, "eval", "counter").stdout.split()[0])
             assert cli(tmp_path, env, "continue").stdout == f"paused: breakpoint 1 in <module>() at service.py:{tick}\n"
             assert cli(tmp_path, env, "eval", "counter").stdout == f"{first + 1}  (int)\n"
-    finally:
-        os.killpg(target.pid, signal.SIGKILL)
-        target.wait(10)

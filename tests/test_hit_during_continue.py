@@ -33,6 +33,17 @@ for t in workers:
 """
 
 
+def every_stop(session, expression: str, hits: int) -> list:  # noqa: ANN001 - a SessionHandle
+    """``expression``'s value at each stop until the target ends (continue_ returns None then), at most ``hits``."""
+    seen = []
+    stop = session.wait_for_stop(30)
+    while stop is not None:
+        assert len(seen) < hits, f"more stops than hits: {stop}"
+        seen.append(ast.literal_eval(session.evaluate(expression).value))
+        stop = session.continue_(timeout=15)
+    return seen
+
+
 @pytest.mark.every_target
 @pytest.mark.timeout(120)
 def test_no_hit_is_lost_to_a_continue_in_flight(relay, write, monkeypatch, target_python, request):
@@ -51,12 +62,7 @@ def test_no_hit_is_lost_to_a_continue_in_flight(relay, write, monkeypatch, targe
     app = write("sleepy.py", SLEEPY)
     relay.breakpoints.add(app, line_of(app, "# hit"))
     session = relay.launch(app)
-    seen = []
-    stop = session.wait_for_stop(30)
-    while stop is not None:  # continue_ returns None once the target has run to its end
-        assert len(seen) < WORKERS * PASSES, f"more stops than hits: {stop}"
-        seen.append(ast.literal_eval(session.evaluate("(index, n)").value))
-        stop = session.continue_(timeout=15)
+    seen = every_stop(session, "(index, n)", WORKERS * PASSES)
     assert sorted(seen) == [(i, n) for i in range(WORKERS) for n in range(PASSES)]
     assert session.info().exit_code == 0
 
@@ -101,10 +107,4 @@ def test_a_hit_reported_before_the_boot_numbered_it_is_not_reported_again(relay,
     app = write("one_worker.py", ONE_WORKER)
     relay.breakpoints.add(app, line_of(app, "# hit"))
     session = relay.launch(app)
-    seen = []
-    stop = session.wait_for_stop(30)
-    while stop is not None:
-        assert len(seen) < PASSES, f"more stops than hits: {seen}"
-        seen.append(int(session.evaluate("n").value))
-        stop = session.continue_(timeout=15)
-    assert seen == list(range(PASSES))
+    assert every_stop(session, "n", PASSES) == list(range(PASSES))

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
 
 import pytest
@@ -16,6 +11,7 @@ from jupyter_debug_relay.kernel import kernelspec
 from jupyter_debug_relay.transports import procfs
 from tests.conftest import line_of, wait_until
 from tests.kernels import APP, UID, Kernel
+from tests.server_fixtures import debugpy_service
 
 LOOP = """
 import time
@@ -294,14 +290,9 @@ def test_restarting_the_kernel_reaps_a_paused_target(tmp_path, write, now):
         k.close()
 
 
-def test_attach_by_port_from_a_magic_and_detach_leaves_it_running(kernel, write):
-    service = write("service.py", LOOP + "    open(__file__ + '.ticks', 'w').write(str(n))\n")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    target = subprocess.Popen([sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", service],
-                              start_new_session=True)
-    try:
+def test_attach_by_port_from_a_magic_and_detach_leaves_it_running(kernel, tmp_path):
+    code = LOOP + "    open(__file__ + '.ticks', 'w').write(str(n))\n"
+    with debugpy_service(tmp_path, code) as (service, port, target):
         deadline = time.monotonic() + 20
         while True:
             text = kernel.magic(f"%dbg attach --port {port} --name svc").text
@@ -318,9 +309,6 @@ def test_attach_by_port_from_a_magic_and_detach_leaves_it_running(kernel, write)
         then = int(open(ticks).read() or 0)
         wait_until(lambda: int(open(ticks).read() or 0) > then + 5, what="the detached target to go on counting")
         assert target.poll() is None
-    finally:
-        os.killpg(target.pid, signal.SIGKILL)
-        target.wait(5)
 
 
 def test_a_failing_expression_is_one_line_naming_the_exception(kernel, paused):

@@ -36,12 +36,17 @@ def program(write) -> str:
     return write("prog.py", PROGRAM)
 
 
+
+def paused_at_add(relay: Relay, program: str) -> tuple:
+    """A breakpoint at ``# add``, and a session of ``program`` stopped there: the breakpoint, the session, its uid."""
+    bp = relay.breakpoints.add(program, line_of(program, "# add"))
+    session = relay.launch(program)
+    session.wait_for_stop(30)
+    return bp, session, session.info().uid
+
 def test_a_breakpoint_changed_during_a_session_is_recorded_once_per_change(home, program):
     with Relay(home=str(home)) as relay:
-        first = relay.breakpoints.add(program, line_of(program, "# add"))
-        session = relay.launch(program)
-        session.wait_for_stop(30)
-        uid = session.info().uid
+        first, session, uid = paused_at_add(relay, program)
         later = relay.breakpoints.add(program, line_of(program, "# end"))
         relay.breakpoints.remove(later.id)
         session.terminate()
@@ -55,10 +60,7 @@ def test_a_breakpoint_changed_during_a_session_is_recorded_once_per_change(home,
 
 def test_module_events_stay_inside_and_a_raw_event_reads_as_a_line(home, program):
     with Relay(home=str(home)) as relay:
-        relay.breakpoints.add(program, line_of(program, "# add"))
-        session = relay.launch(program)
-        session.wait_for_stop(30)
-        uid = session.info().uid
+        _, session, uid = paused_at_add(relay, program)
         session.stack()  # debugpy tells the modules of the frames it shows
         session.terminate()
     raw = [e["data"] for e in events_of(home, uid) if e["type"] == "raw"]
@@ -71,10 +73,7 @@ def test_module_events_stay_inside_and_a_raw_event_reads_as_a_line(home, program
 
 def test_a_snapshot_and_a_recorded_stop_leave_out_debugpys_groups(home, program):
     with Relay(home=str(home)) as relay:
-        relay.breakpoints.add(program, line_of(program, "# add"))
-        session = relay.launch(program)
-        session.wait_for_stop(30)
-        uid = session.info().uid
+        _, session, uid = paused_at_add(relay, program)
         assert GROUPS <= {v.name for v in session.variables(session.scopes()[0].ref).items}  # there to leave out
         snap = session.snapshot()
         names = [v.name for v in snap.locals]

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
 
 from jupyter_debug_relay.transports import procfs
-from tests.server_fixtures import error, line_of, ok, write
+from tests.server_fixtures import debugpy_service, error, line_of, ok, write
 
 THREADS = """
 import threading
@@ -47,19 +43,7 @@ deep(40)
 
 
 def test_attach_to_a_running_process_3_2(api, tmp_path):
-    service = write(tmp_path, "service.py", """
-        import time
-        counter = 0
-        while True:
-            counter += 1  # tick
-            time.sleep(0.01)
-    """)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    target = subprocess.Popen([sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", service],
-                              start_new_session=True)
-    try:
+    with debugpy_service(tmp_path) as (service, port, target):
         sid = ok(api.post("/sessions", json={}))["session"]["id"]
         ok(api.post(f"/sessions/{sid}/breakpoints", json={"path": service, "line": line_of(service, "# tick")}))
         deadline = time.monotonic() + 20
@@ -83,9 +67,6 @@ def test_attach_to_a_running_process_3_2(api, tmp_path):
         assert ok(api.post(f"/sessions/{sid}/detach", json={}))["state"] == "terminated"
         time.sleep(0.3)
         assert target.poll() is None, "detach leaves the target running"
-    finally:
-        os.killpg(target.pid, 9)
-        target.wait(5)
 
 
 def test_threads_hitting_one_breakpoint_4_3(api, tmp_path):

@@ -14,16 +14,27 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..backends.debugpy import recording
 from ..errors import RelayError
-from ..model import Frame, RecordedStep, RecordedValue, Recording, Scope, Variable, VariablePage
+from ..model import (
+    Frame,
+    RecordedCode,
+    RecordedEvent,
+    RecordedStep,
+    RecordedValue,
+    Recording,
+    RecordingBatch,
+    Scope,
+    Variable,
+    VariablePage,
+)
+from ..protocols import recorder
 from ..source.lines import file_line
 
 RECORDED_FRAME = 2_000_000_001  # the frame id of the recorded state shown (no backend hands out such ids)
 RECORDED_LOCALS = 2_000_000_002  # the variables reference of its locals
 EVENT_BYTES = 64  # what an event costs besides its texts (as in the target)
 LOOK_AHEAD = 10_000  # events looked through for the next state of a call (what its line changed)
-MORE_BATCHES = 16  # answers read in one look, at most (each up to recording.BATCH bytes)
+MORE_BATCHES = 16  # answers read in one look, at most (each up to recorder.BATCH bytes)
 RANGE = re.compile(r"^(?P<path>.+):(?P<first>\d+)-(?P<last>\d+)$")
 
 
@@ -90,7 +101,7 @@ def refused(answer: dict[str, Any], target: str, session: str) -> RelayError | N
                           "Only the recorded locals (as their reprs, literals as values) and the builtins are there.",
                           {"adapter_message": said})
     said = f"{str(answer.get('type'))[:80]}: {str(answer.get('message'))[:300]}"
-    return recording.failed("the recorder", said)
+    return recorder.failed("the recorder", said)
 
 
 def nothing_recorded(session: str) -> RelayError:
@@ -103,17 +114,17 @@ class History:
 
     def __init__(self, what: str) -> None:
         self.what = what
-        self.codes: list[recording.Code] = []
-        self.events: list[recording.Event] = []
+        self.codes: list[RecordedCode] = []
+        self.events: list[RecordedEvent] = []
         self.sizes: list[int] = []
         self.bytes = 0
-        self.cap = recording.CAP
+        self.cap = recorder.CAP
         self.dropped = 0  # fallen out of the target's ring before the relay read them, or out of the relay's copy
         self.last = 0  # the target's number of the last event read
         self.position: int | None = None  # index into events of the state shown; None: the live stop
         self.recording = True
 
-    def take(self, batch: recording.Batch) -> None:
+    def take(self, batch: RecordingBatch) -> None:
         """New events of the target's answer; what fell out before they were read is counted."""
         self.codes, self.cap = batch.codes, batch.cap
         for event in batch.events:
@@ -145,7 +156,7 @@ class History:
         """State ``index`` (0-based here, 1-based in the answer), its locals rebuilt when asked."""
         _, call, code_index, kind, line, _, value = self.events[index]
         changes = next((e[5] for e in self.events[index + 1:index + 1 + LOOK_AHEAD] if e[1] == call), [])
-        code = self.codes[code_index] if 0 <= code_index < len(self.codes) else recording.Code("?", "", 0)
+        code = self.codes[code_index] if 0 <= code_index < len(self.codes) else RecordedCode("?", "", 0)
         step = RecordedStep(index=index + 1, call=call, kind=kind, function=code.name, path=code.path, line=line,
                             changes=[RecordedValue(name, text or "", True, text is None) for name, text in changes],
                             value=value or "", source_line=file_line(code.path, line) if code.path else "")

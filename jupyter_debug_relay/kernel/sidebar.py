@@ -58,9 +58,9 @@ class Sidebar:
         self.follows: str | None = None  # a session id; None: the newest
         self.started = False  # JupyterLab sent initialize (and no disconnect since)
         self.paths = EditorPaths(self._prefix(), ".py", SEED)
-        self.requests = dap.Requests(self._run, _EditorNames(self.paths))
+        self.names = _EditorNames(self.paths)
+        self.requests = dap.Requests(self._run, self.names)
         self._subscription: Any = None
-        self._newest: str | None = None
         self._stopped: dict[str, int] = {}  # session id -> its stopped thread, until it continues or ends
         self._seq = itertools.count(1)
         SIDEBARS[relay.manager] = self
@@ -92,7 +92,6 @@ class Sidebar:
                 self._subscription = ctx.manager.bus.subscribe(self._tell)
                 self.kernel.do_debug_request = self.handle  # shadows ipykernel's method on this kernel only
                 self.on = True
-            self._newest = next(reversed(ctx.manager.sessions), None)
         return self.answer()
 
     def answer(self) -> dict[str, Any]:
@@ -246,10 +245,8 @@ class Sidebar:
     # -- events (on the relay loop) ---------------------------------------------------------------------------
 
     def _tell(self, event: Event) -> None:
-        if event.session and event.session != self._newest and event.event == "session":
-            if self._newest is None or _number(event.session) > _number(self._newest):
-                self._newest = event.session  # a new session: followed when none is named
-        if event.session not in ("", self.follows or self._newest):
+        newest = next(reversed(self.relay.manager.sessions), None)  # followed when none is named
+        if event.session not in ("", self.follows or newest):
             return
         if event.event == "stopped":
             self._stopped[event.session] = event.body.get("thread_id") or 1
@@ -258,7 +255,7 @@ class Sidebar:
         elif event.event == "terminated":  # JupyterLab clears its call stack on continued, not on terminated
             thread = self._stopped.pop(event.session, None)
             self._send("continued", {"threadId": thread or 1, "allThreadsContinued": True})
-        for message in dap.events(event, self.requests.shift, _EditorNames(self.paths)):
+        for message in dap.events(event, self.requests.shift, self.names):
             self._send(message["event"], message["body"])
 
     def _send(self, name: str, body: dict[str, Any]) -> None:
@@ -266,11 +263,6 @@ class Sidebar:
             self.kernel._publish_debug_event({"type": "event", "seq": next(self._seq), "event": name, "body": body})
         except Exception:  # a closing kernel: nothing to tell
             log.debug("debug_event %s not sent", name, exc_info=True)
-
-
-def _number(session_id: str) -> int:
-    digits = session_id.lstrip("s")
-    return int(digits) if digits.isdigit() else -1
 
 
 def install(kernel: Any, relay: Relay) -> Sidebar | None:

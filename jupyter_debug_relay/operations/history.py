@@ -7,10 +7,11 @@ from typing import Annotated, Any
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr
 
-from ..engine import history as history_model
+from ..engine import history as back_in_time
 from ..engine.session import Session
 from ..errors import RelayError
 from ..model import RecordedStep, Recording
+from ..protocols import recorder
 from . import params as P
 from .base import PAUSED_ERRORS, Context, Operation, S, session_of
 
@@ -45,7 +46,7 @@ class MoveParams(P.SessionParams):
 
 async def record(session: Session, target: str, timeout: float) -> Recording:
     """Start recording ``target`` (a running target is paused for the install, then continued)."""
-    args = history_model.parse_target(target)
+    args = back_in_time.parse_target(target)
     session.require_live()
     shown = target if args["kind"] == "function" else f"{args['path']}:{args['first']}-{args['last']}"
     resume = False
@@ -60,16 +61,16 @@ async def record(session: Session, target: str, timeout: float) -> Recording:
                              "timeout.") from None
         resume = True
     try:
-        limits = {"cap": history_model.recording.CAP, "max_chars": history_model.recording.MAX_CHARS}
+        limits = {"cap": recorder.CAP, "max_chars": recorder.MAX_CHARS}
         answer = await session.ask_recorder("record", {**args, **limits}, shown)
     finally:
         if resume and session.state == "paused":
             await session.resume("continue", None, False, 0)
-    history = history_model.History(shown)
-    history.take(history_model.recording.batch(answer, "record"))
+    history = back_in_time.History(shown)
+    history.take(recorder.batch(answer, "record"))
     session.history = history
     info = history.info("recording from the next line the program runs there")
-    session.emit("record", {"recording": history_model.plain(info)})
+    session.emit("record", {"recording": back_in_time.plain(info)})
     return info
 
 
@@ -83,28 +84,28 @@ async def off(session: Session) -> Recording:
     return history.info("recording off; the history stays")
 
 
-async def refresh(session: Session) -> history_model.History:
+async def refresh(session: Session) -> back_in_time.History:
     """The session's history with the events recorded since the last look (read while the target is paused)."""
     history = _held(session)
     if session.state != "paused" or not history.recording:
         return history
-    for _ in range(history_model.MORE_BATCHES):
-        answer = await session.ask_recorder("since", {"seq": history.last, "limit": history_model.recording.BATCH})
-        batch = history_model.recording.batch(answer, "since")
+    for _ in range(back_in_time.MORE_BATCHES):
+        answer = await session.ask_recorder("since", {"seq": history.last, "limit": recorder.BATCH})
+        batch = recorder.batch(answer, "since")
         history.take(batch)
         if not batch.more:
             break
     return history
 
 
-def _held(session: Session) -> history_model.History:
+def _held(session: Session) -> back_in_time.History:
     if session.history is None:
-        raise history_model.nothing_recorded(session.name)
+        raise back_in_time.nothing_recorded(session.name)
     return session.history
 
 
 async def page(session: Session, start: int | None, count: int) -> dict[str, Any]:
-    """A page of the recorded states (the last ``count`` by default), and the history_model.recording."""
+    """A page of the recorded states (the last ``count`` by default), and the recording."""
     history = await refresh(session)
     total = len(history.events)
     if start is None:
@@ -135,7 +136,7 @@ async def move(session: Session, steps: int) -> dict[str, Any]:
     history.position = None if there == total else there
     state = history.step(there, with_locals=True) if there < total else None
     info = history.info()
-    session.emit("history", {"recording": history_model.plain(info), "recorded": history_model.plain(state),
+    session.emit("history", {"recording": back_in_time.plain(info), "recorded": back_in_time.plain(state),
                              "thread_id": session.stop.thread_id if session.stop else None})
     return {"recording": info, "recorded": state}
 

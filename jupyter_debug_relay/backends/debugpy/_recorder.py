@@ -114,10 +114,7 @@ class Recorder:
         self.ring.append((state[0], index, "line", line, changes, None, size))
         self.bytes += size
         if self.bytes > self.cap:
-            ring = self.ring
-            while self.bytes > self.cap and ring:
-                self.bytes -= ring.popleft()[6]
-                self.dropped += 1
+            self._trim()
 
     def on_return(self, code, offset, value):
         frame = sys._getframe(1)
@@ -180,10 +177,14 @@ class Recorder:
         self.ring.append((state[0], index, kind, line, changes, value, size))
         self.bytes += size
         if self.bytes > self.cap:
-            ring = self.ring
-            while self.bytes > self.cap and ring:
-                self.bytes -= ring.popleft()[6]
-                self.dropped += 1
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drop the oldest events until the ring is within its byte cap (counted in ``dropped``)."""
+        ring = self.ring
+        while self.bytes > self.cap and ring:
+            self.bytes -= ring.popleft()[6]
+            self.dropped += 1
 
     # -- values -----------------------------------------------------------------------------------------------
 

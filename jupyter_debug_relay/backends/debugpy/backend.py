@@ -26,12 +26,13 @@ from ...model import (
     Variable,
     VariablePage,
 )
+from ...protocols import recorder
 from ...source import python as python_source
 from ...transports import procfs
 from ..base import BackendEvents
 from ..dap import messages as wire
 from ..dap.backend import DapBackend
-from . import features, interpreter, lending, native_wait, recording, source_changes, tasks
+from . import features, interpreter, lending, native_wait, probe_answers, recording, source_changes, tasks
 from .crash_traceback import python_order
 from .slow_inspection import SlowInspection
 from .values import BYTES_TYPES, PythonValues
@@ -59,6 +60,7 @@ ANSWER_AFTER_STOP = 0.5  # seconds a continue's answer may follow a stop told be
 FEATURES_AFTER_ANSWER = 2.0  # seconds debugpy's adapter may take to pass on the events it held until the start's answer
 VISITS_MODULE = "_jupyter_debug_relay_boot_thread_visits"  # boot/thread_visits.py in a target
 AWAITERS_MODULE = "_jupyter_debug_relay_boot_awaiter_steps"  # boot/awaiter_steps.py in a target
+BOOT_ANSWER = 1_000_000  # characters of the boot's answer to a look (suspended threads, an awaiter) the relay reads
 NATIVE_CHILDREN = 99  # from 100 children on, debugpy lists the first 100 and a "more" node; it cannot page
 CONTAINERS = {  # type -> how its children are addressed: index, row (pandas), key, or position in iteration order
     **dict.fromkeys(("list", "tuple", "range", "deque", "ndarray", "memmap", "UserList"), "index"),
@@ -346,7 +348,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         try:
             told = await self.evaluate(f"__import__('json').dumps(__import__('sys').modules[{VISITS_MODULE!r}]"
                                        ".suspended())", frame_id, "watch")
-            found = json.loads(ast.literal_eval(told.value))
+            found = probe_answers.json_answer(told.value, BOOT_ANSWER)
             return {int(thread): (int(visit), None if hit is None else bool(hit))
                     for thread, (visit, hit) in found.items()}
         except (RelayError, ValueError, SyntaxError, TypeError) as exc:
@@ -395,7 +397,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
                 return False
             told = await self.evaluate(f"__import__('sys').modules[{AWAITERS_MODULE!r}].step_out_to("
                                        f"{frames[0].name!r}, {int(frames[0].line)})", frames[0].id, "watch")
-            answer = json.loads(ast.literal_eval(told.value))
+            answer = probe_answers.json_answer(told.value, BOOT_ANSWER)
             return isinstance(answer, dict) and isinstance(answer.get("awaiter"), str)
         except (RelayError, ValueError, SyntaxError, TypeError):
             return False
@@ -533,9 +535,9 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         except RelayError as exc:
             if exc.code != "evaluation_failed":
                 raise
-            raise recording.failed(what, exc.details.get("adapter_message") or exc.message[-300:]) from None
+            raise recorder.failed(what, exc.details.get("adapter_message") or exc.message[-300:]) from None
         if told.type != "str":  # in clipboard context pydevd answers with the exception the expression raised
-            raise recording.failed(what, told.value)
+            raise recorder.failed(what, told.value)
         return recording.answer(told.value, what)
 
     async def _shown(self, ref: int, start: int, count: int) -> VariablePage:

@@ -9,15 +9,14 @@ that does not fit is one clear ``protocol_error``.
 
 from __future__ import annotations
 
-import ast
 import functools
-import json
 import os
 
 from pydantic import TypeAdapter, ValidationError
 
 from ...errors import RelayError
 from ...model import AsyncTasks
+from . import probe_answers
 
 PROBE = os.path.join(os.path.dirname(__file__), "_tasks_probe.py")
 NAME = "<jupyter_debug_relay tasks>"  # the probe's file name in the target's frames
@@ -40,21 +39,10 @@ def expression() -> str:
 
 def parse(value: str) -> AsyncTasks:
     """The probe's answer, as ``evaluate`` gives it (the repr of its JSON text), read as the model."""
-    if len(value) > MAX_ANSWER:
-        raise _unfit(f"it is {len(value):,} characters long, over the {MAX_ANSWER:,} the relay reads")
     try:
-        text = ast.literal_eval(value) if value[:1] in ("'", '"') else None
-        if not isinstance(text, str):
-            raise ValueError("it is not the text of a JSON document")
-        data = json.loads(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
-        raise _unfit(f"{type(exc).__name__}: {str(exc)[:200]}") from None
-    try:
-        found = _ANSWER.validate_python(data)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "the answer"
-        raise _unfit(f"{where}: {error['msg']}") from None
+        found = _ANSWER.validate_python(probe_answers.json_answer(value, MAX_ANSWER))
+    except ValueError as exc:  # pydantic's ValidationError is one
+        raise _unfit(probe_answers.misfit(exc) if isinstance(exc, ValidationError) else str(exc)) from None
     if len(found.tasks) > MAX_TASKS:
         raise _unfit(f"it lists {len(found.tasks):,} tasks, over the {MAX_TASKS} asked for")
     ids = {task.id for task in found.tasks}

@@ -83,9 +83,9 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
         try:
             return wait(self, thread, frame, event, arg, *args, **kwargs)
         finally:
-            awaiter = AWAITERS.pop(thread.ident, None)
-            info = set_info(thread)
-            if awaiter is not None and info.pydev_step_cmd in STEP_OVER:
+            awaiter = AWAITERS.pop(thread.ident, None) if AWAITERS else None
+            info = set_info(thread) if awaiter is not None else None
+            if info is not None and info.pydev_step_cmd in STEP_OVER:
                 info.pydev_step_stop = awaiter
                 self.set_trace_for_frame_and_parents(thread.ident, awaiter)
                 if monitoring:  # pydevd turns a code's lines on for a step into only: on for this one's code
