@@ -366,13 +366,31 @@ def hot_breakpoints(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n\n" + note + " `make docs` writes this table from `bench/results.json`.\n"
 
 
+def record_cost(results: dict[str, Any]) -> str:
+    """A recorded function's CPU against plain and unrecorded, and code beside it (``bench/record_cost.py``)."""
+    part = results["record_cost"]
+    lines = ["| the function's CPU, median ms | Python | plain | unrecorded | recorded | recorded / plain "
+             "| recorded / unrecorded | n |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for version in sorted(key for key in part if key[:2] == "3."):
+        for function, title in (("recorded", "recorded"), ("elsewhere", "not recorded, beside it")):
+            found = part[version][function]
+            lines.append(f"| {title} | {version} | {_ms(found['plain']['median'])} | "
+                         f"{_ms(found['unrecorded']['median'])} | {_ms(found['recorded']['median'])} | "
+                         f"{_times(found['recorded_over_plain'])} | {_times(found['recorded_over_unrecorded'])} | "
+                         f"{min(found[k]['n'] for k in ('plain', 'unrecorded', 'recorded'))} |")
+    return ("\n".join(lines) + f"\n\n`python bench/record_cost.py --runs {part['runs']}` on {_machine(part)}, shared "
+            f"with other work: {part['events']:,} line events a function, the CPU time of its thread as the target "
+            "prints it. `make docs` writes this table from `bench/results.json`.\n")
+
+
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {"README.md": readme, "performance.md": performance}
 NAMED: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {  # block name -> the bench it shows, its figures
     "suites": ("suites", suites), "target-versions": ("target_versions", target_versions),
     "launch-cost": ("launch_cost", launch_cost), "compare": ("compare", compare),
     "instructions": ("instructions", instructions), "hot-breakpoints": ("hot_breakpoints", hot_breakpoints),
     "ray": ("ray", ray), "ray_join": ("ray", ray_join), "step": ("core", step),
-    "command-response": ("core", command_response), "comm": ("kernel", comm), "mcp": ("mcp_bench", mcp)}
+    "command-response": ("core", command_response), "comm": ("kernel", comm), "mcp": ("mcp_bench", mcp),
+    "record-cost": ("record_cost", record_cost)}
 
 
 def render(page: str, text: str, results: dict[str, Any]) -> str:

@@ -2,17 +2,18 @@
 
 The target (``TARGET``) runs two functions of the same body, ``recorded`` and ``elsewhere``, each making about
 ``--events`` line events (a loop of two lines), and prints each one's CPU time (its thread's,
-``time.thread_time``). Per target Python 3.12+ (``tests/targets.py`` finds them), in rounds (the order flipped every
+``time.thread_time``). Per target Python 3.11+ (``tests/targets.py`` finds them), in rounds (the order flipped every
 other round), three runs:
 
 1. plain: ``python target.py``, no debugger (the base);
-2. unrecorded: launched by the relay, stopped at entry and continued, nothing recorded;
-3. recorded: the same, with ``record recorded`` at the entry stop.
+2. unrecorded: launched by the relay, stopped at a breakpoint after both functions are defined, the breakpoint
+   removed there (the file is then free of breakpoints, as plain), and continued;
+3. recorded: the same, with ``record recorded`` at that stop (the function compiled again with its records).
 
 Printed per Python: the median CPU of each function in each run (ms, with the sample count), and the ratios
 recorded/plain and recorded/unrecorded for ``recorded``, and for ``elsewhere`` (not recorded; the goal: no change).
 
-    python bench/record_cost.py [--events 100000] [--runs 5] [--pythons 3.12 3.13]
+    python bench/record_cost.py [--events 100000] [--runs 5] [--pythons 3.11 3.12 3.13]
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def elsewhere(n):
     return total
 
 
-n = int(sys.argv[1])
+n = int(sys.argv[1])  # stop here
 for function in (recorded, elsewhere):
     began = time.thread_time()
     function(n)
@@ -74,8 +75,11 @@ def plain(python: str, program: str, passes: int) -> dict[str, float]:
 
 
 def relayed(relay: Relay, python: str, program: str, passes: int, recording: bool) -> dict[str, float]:
-    session = relay.launch(program, args=[str(passes)], python=python, stop_on_entry=True)
+    relay.breakpoints.clear()
+    relay.breakpoints.add(program, TARGET.splitlines().index("n = int(sys.argv[1])  # stop here") + 1)
+    session = relay.launch(program, args=[str(passes)], python=python)
     session.wait_for_stop(60)
+    relay.breakpoints.clear()
     if recording:
         relay.operations.call("record", {"target": "recorded", "session": session.id})
     session.continue_(timeout=TIMEOUT)
@@ -86,7 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--pythons", nargs="*", default=["3.12", "3.13"])
+    parser.add_argument("--pythons", nargs="*", default=["3.11", "3.12", "3.13"])
     options = parser.parse_args()
     passes = options.events // 2  # two line events a pass: the `for` and the body
     found = targets.found()
@@ -98,7 +102,8 @@ def main() -> None:
         table = Table("python, function", "plain ms", "unrecorded ms", "recorded ms", "n", "rec/plain",
                       "rec/unrec")
         for version in options.pythons:
-            python = found.get(tuple(int(part) for part in version.split(".")))
+            wanted = tuple(int(part) for part in version.split("."))
+            python = sys.executable if sys.version_info[:2] == wanted else found.get(wanted)
             if python is None:
                 print(f"no Python {version} here: skipped")
                 continue

@@ -1,5 +1,6 @@
 """Back in time (``record``, ``history``, ``back``, ``forward``): lines a recorded function ran, kept in the target
-(Python 3.12+, ``sys.monitoring``), walked through the magics and by an editor's step back over DAP."""
+(the function compiled again with its records; on 3.12+ other code through ``sys.monitoring``), walked through the
+magics and by an editor's step back over DAP."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def shared_kernel(tmp_path_factory):
     k.close()
 
 
-@pytest.mark.parametrize("minor", [12, 13])
+@pytest.mark.parametrize("minor", [11, 12, 13])
 def test_the_magics_step_back_from_the_wrong_result_to_the_line_that_made_it(shared_kernel, minor):
     k = shared_kernel
     python = _python(minor)
@@ -60,7 +61,11 @@ def test_the_magics_step_back_from_the_wrong_result_to_the_line_that_made_it(sha
     stop = line_of(app, "# stop")
     k.magic("%bp clear")
     k.magic(f"%bp app.py:{stop}")
-    assert "paused" in k.magic(f"%dbg launch --python {python} --stop-on-entry app.py").text
+    if minor == 11:  # 3.11: a function is recorded once defined; 3.12+ waits for its def (at the entry stop here)
+        k.magic(f"%bp app.py:{line_of(app, 'result = average')}")
+        assert "paused" in k.magic(f"%dbg launch --python {python} app.py").text
+    else:
+        assert "paused" in k.magic(f"%dbg launch --python {python} --stop-on-entry app.py").text
     number = _session_number(k)
     assert k.magic("%dbg back").text == (
         f"error invalid_request: Session s{number} has nothing recorded. Hint: Record a function first (record "
@@ -115,15 +120,18 @@ def test_the_magics_step_back_from_the_wrong_result_to_the_line_that_made_it(sha
     assert k.magic("%dbg history").text.splitlines()[0].startswith("recording average")  # kept after the end
 
 
-def test_a_311_target_answers_unsupported_with_a_hint(shared_kernel):
+def test_a_311_target_records_functions_and_refuses_module_lines_with_a_hint(shared_kernel):
     k = shared_kernel
     python = _python(11)
     k.magic("%bp clear")
     assert "paused" in k.magic(f"%dbg launch --python {python} --stop-on-entry app.py").text
+    refused = k.magic("%dbg record app.py:12-13").text
+    assert refused.startswith("error unsupported: ") and "app.py:12-13 cannot be recorded in session s" in refused
+    assert "(Python 3.11." in refused and "<module> is not a function" in refused
+    assert "Hint: On Python 3.11 a function is recorded once its def ran" in refused
     refused = k.magic("%dbg record average").text
-    assert refused.startswith("error unsupported: Recording lines needs Python 3.12 or newer in the target "
-                              "(sys.monitoring); session s")
-    assert "runs Python 3.11." in refused and "Hint: Launch the target on Python 3.12+" in refused
+    assert refused.startswith("error unsupported: average cannot be recorded in session s")
+    assert "no function holds average now (it is not defined yet: record it at a stop after its def ran)" in refused
     k.magic("%dbg stop")
 
 

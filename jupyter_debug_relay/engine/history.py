@@ -72,10 +72,11 @@ def refused(answer: dict[str, Any], target: str, session: str) -> RelayError | N
         return None
     if error == "unsupported":
         version = ".".join(str(part) for part in answer.get("version") or [])[:20]
-        return RelayError("unsupported", f"Recording lines needs Python 3.12 or newer in the target "
-                          f"(sys.monitoring); session {session} runs Python {version}.",
-                          "Launch the target on Python 3.12+ (launch --python PATH); on 3.11 debugpy owns the "
-                          "trace function, so step with next and look with vars instead.", {"version": version})
+        why = str(answer.get("why") or "")[:300]
+        return RelayError("unsupported",
+                          f"{target} cannot be recorded in session {session} (Python {version}): {why}.",
+                          "On Python 3.11 a function is recorded once its def ran (record NAME at a stop after it); "
+                          "a module's own lines need Python 3.12+ (sys.monitoring).", {"version": version, "why": why})
     if error == "unknown_function":
         return RelayError("invalid_request", f"No function {target!r} is loaded in the target.",
                           "Name it as its code does (compute, Grader.score, module.compute) and record at a stop "
