@@ -338,3 +338,69 @@ def test_on_an_ipykernel_that_differs_sidebar_says_so_and_the_cells_debugger_sta
         assert lab.ok("debugInfo")["richRendering"] is True  # still ipykernel's own debugger
     finally:
         lab.magic("c.get_tmp_hash_seed = seed\nn.problems(again=True)")
+
+
+def test_the_variables_panel_shows_the_stopped_frames_variables(lab, folder):
+    lab.magic("%debug_session sidebar")
+    lab.magic("%bp clear")
+    tax = line_of(str(folder / "pricing.py"), "# taxed")
+    lab.magic(f"%bp pricing.py:{tax}")
+    lab.drain()
+    launched = lab.magic("%debug_session launch --name priced orders.py")
+    assert f"paused at pricing.py:{tax}" in launched.text, launched.text
+    thread = lab.event("stopped")["body"]["threadId"]
+    # JupyterLab's Variables panel asks inspectVariables (when the debugger starts, after a cell runs)
+    variables = lab.ok("inspectVariables")["variables"]
+    assert all({"name", "value", "type", "variablesReference"} <= set(v) for v in variables), variables
+    shown = {v["name"]: v for v in variables}
+    assert [name for name in shown if not name.endswith(" variables")] == ["price", "RATE"], shown  # locals first
+    assert (shown["price"]["value"], shown["price"]["type"], shown["RATE"]["value"]) == ("3", "int", "0.5")
+    # debugpy's groups, as in ipykernel's answer: the panel expands them with variables
+    functions = lab.ok("variables", variablesReference=shown["function variables"]["variablesReference"])
+    assert [v["name"] for v in functions["variables"]] == ["with_tax"]
+    rich = lab.ok("richInspectVariables", variableName="price", frameId=lab.ok("stackTrace", threadId=thread)[
+        "stackFrames"][0]["id"])
+    assert rich == {"data": {"text/plain": "3"}, "metadata": {}}
+    # running: nothing stopped, nothing to list, no error
+    lab.magic("%bp clear")
+    lab.ok("continue", threadId=thread)
+    lab.event("terminated")
+    assert lab.ok("inspectVariables") == {"variables": []}
+    assert lab.ok("richInspectVariables", variableName="price") == {"data": {}, "metadata": {}}
+    lab.magic("%debug_session launch --name spinning spin.py")
+    assert lab.ok("inspectVariables") == {"variables": []}
+    assert lab.ok("richInspectVariables", variableName="time") == {"data": {}, "metadata": {}}
+    lab.magic("%debug_session stop --session spinning")
+    lab.event("terminated")
+
+
+JOB = "def work(n):\n    doubled = n * 2\n    return doubled\n\n\nprint(work(21))\n"
+
+
+def test_a_gutter_breakpoint_no_file_had_binds_when_a_session_starts(lab, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")  # not under the kernel's folder: found only once launched
+    job = elsewhere / "job.py"
+    job.write_text(JOB)
+    lab.magic("%debug_session sidebar")
+    lab.magic("%bp clear")
+    prefix = lab.ok("debugInfo")["tmpFilePrefix"]
+    name = lab.ok("dumpCell", code=JOB)["sourcePath"]
+    assert name == f"{prefix}{murmur2(JOB)}.py"
+    [unbound] = lab.ok("setBreakpoints", source={"path": name}, breakpoints=[{"line": 2}])["breakpoints"]
+    assert unbound["verified"] is False and "No file of the target's has the text" in unbound["message"]
+    assert lab.magic("%bp list").text.startswith("no breakpoints")
+    lab.drain()
+    # the launch finds the file with the editor's text: the gutter's breakpoint stops the new session
+    launched = lab.magic(f"%debug_session launch --name job {job}")
+    assert f"paused at {job}:2 in work()" in launched.text, launched.text
+    thread = lab.event("stopped")["body"]["threadId"]
+    frames = lab.ok("stackTrace", threadId=thread)["stackFrames"]
+    assert (frames[0]["name"], frames[0]["line"], frames[0]["source"]["path"]) == ("work", 2, name)
+    assert lab.magic("%bp list").text.startswith("breakpoint ") and "job.py:2" in lab.magic("%bp list").text
+    listed = {b["source"]: [p["line"] for p in b["breakpoints"]] for b in lab.ok("debugInfo")["breakpoints"]}
+    assert listed == {name: [2]}
+    # the gutter owns it as if bound at once: removing it there removes the relay's
+    assert lab.ok("setBreakpoints", source={"path": name}, breakpoints=[]) == {"breakpoints": []}
+    assert lab.magic("%bp list").text.startswith("no breakpoints")
+    lab.ok("continue", threadId=thread)
+    lab.event("terminated")

@@ -34,6 +34,10 @@ log = logging.getLogger(__name__)
 CONTROL_WAIT = 4.0  # the longest a debug_request holds the control channel
 GLOBAL = frozenset({"add_breakpoint", "remove_breakpoint"})  # a gutter's breakpoints are the relay's, as %bp
 EXCEPTION_PATHS = ["Python Exceptions"]
+HIDDEN = frozenset({"__name__", "__doc__", "__package__", "__loader__", "__spec__", "__annotations__",
+                    "__builtins__", "__builtin__", "__cached__"})  # not listed by inspectVariables, as ipykernel
+MAX_INSPECTED = 1000  # variables inspectVariables answers at most
+MAX_BESIDE = 200  # files of a starting program's folder hashed for the gutter's unbound breakpoints
 
 
 class _EditorNames:
@@ -62,6 +66,7 @@ class Sidebar:
         self.requests = dap.Requests(self._run, self.names)
         self._subscription: Any = None
         self._stopped: dict[str, int] = {}  # session id -> its stopped thread, until it continues or ends
+        self.unbound: dict[str, dict[str, Any]] = {}  # an editor's name no file had yet -> its setBreakpoints
         self._seq = itertools.count(1)
         SIDEBARS[relay.manager] = self
 
@@ -90,6 +95,7 @@ class Sidebar:
             self.follows = ctx.manager.get(session).id if session is not None else None
             if not self.on:
                 self._subscription = ctx.manager.bus.subscribe(self._tell)
+                ctx.manager.bus.taps.append(self._launching)
                 self.kernel.do_debug_request = self.handle  # shadows ipykernel's method on this kernel only
                 self.on = True
         return self.answer()
@@ -105,6 +111,10 @@ class Sidebar:
         if self._subscription is not None:
             self._subscription.close()
             self._subscription = None
+        taps = self.relay.manager.bus.taps
+        if self._launching in taps:
+            taps.remove(self._launching)
+        self.unbound.clear()
         self.on = self.started = False
         self.follows = None
 
@@ -206,7 +216,11 @@ class Sidebar:
     async def _setBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
         path = (args.get("source") or {}).get("path")
         if isinstance(path, str):
-            await self.bind(path)
+            self.unbound.pop(path, None)
+            specs = args.get("breakpoints")
+            if await self.bind(path) is None and isinstance(specs, list) and specs and \
+                    all(isinstance(spec, dict) for spec in specs):
+                self.unbound[path] = args  # tried again when a session starts (``_launching``)
         return await self.requests.answer("setBreakpoints", args)
 
     async def _source(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -216,10 +230,42 @@ class Sidebar:
         return await self.requests.answer("source", args)
 
     async def _inspectVariables(self, args: dict[str, Any]) -> dict[str, Any]:
-        return {"variables": []}  # the target's variables show at its stops (scopes, variables)
+        """The stopped frame's locals then globals, as ipykernel lists the kernel's (none while the target runs)."""
+        info = await self._status()
+        if info is None or info.state != "paused" or info.stop is None:
+            return {"variables": []}
+        found: dict[str, dict[str, Any]] = {}
+        try:
+            scopes = (await self._run("scopes", {}))["scopes"]  # the top frame of the stop
+            wanted = [s for s in scopes if s.name.lower() in ("locals", "globals")] or \
+                [s for s in scopes if not s.expensive]
+            for scope in wanted:
+                start, total = 0, 1
+                while start < total and len(found) < MAX_INSPECTED:
+                    page = await self._run("variables", {"ref": scope.ref, "start": start,
+                                                         "count": MAX_INSPECTED})
+                    for v in page.items:
+                        if v.name not in HIDDEN:
+                            found.setdefault(v.name, dap.variable(v))  # a local hides a global of its name
+                    start, total = start + max(len(page.items), 1), page.total
+        except RelayError as exc:
+            if exc.code not in ("not_paused", "target_exited"):  # it ran on meanwhile: nothing to list
+                raise
+            return {"variables": []}
+        return {"variables": list(found.values())[:MAX_INSPECTED]}
 
     async def _richInspectVariables(self, args: dict[str, Any]) -> dict[str, Any]:
-        return {"data": {}, "metadata": {}}  # debugInfo says richRendering false
+        """A stopped frame's variable as plain text (debugInfo says richRendering false); nothing while running."""
+        name = args.get("variableName")
+        info = await self._status()
+        if not isinstance(name, str) or not name.isidentifier() or info is None or info.state != "paused":
+            return {"data": {}, "metadata": {}}
+        frame = args.get("frameId") if isinstance(args.get("frameId"), int) else None
+        try:  # a bare name: looked up in the frame, nothing called
+            value = (await self._run("evaluate", {"expression": name, "frame_id": frame, "context": "hover"}))
+        except RelayError:
+            return {"data": {}, "metadata": {}}
+        return {"data": {"text/plain": value["variable"].value}, "metadata": {}}
 
     async def _modules(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"modules": [], "totalModules": 0}
@@ -242,6 +288,46 @@ class Sidebar:
                 folders.insert(0, os.path.dirname(program))
         return await asyncio.to_thread(self.paths.inward, name, folders, files)
 
+    def _launching(self, event: Event) -> None:
+        """A bus tap: when a session starts, bind the editors' names no file had, before its breakpoints are sent.
+
+        Called in ``publish`` itself, so the breakpoint is in the relay's store when the starting session takes the
+        store's breakpoints; JupyterLab is then answered as for a new ``setBreakpoints`` (``_rebind``)."""
+        if not self.unbound or event.event != "session" or event.body.get("state") != "launching":
+            return
+        try:
+            self._bind_unbound(event)
+        except Exception:  # a tap must not fail the publish: the gutter's breakpoints stay unverified
+            log.warning("the gutter's unbound breakpoints were not tried again", exc_info=True)
+
+    def _bind_unbound(self, event: Event) -> None:
+        """Bind the names no file had to the starting session's program or a file of its folder."""
+        target = str((event.body.get("info") or {}).get("target") or "")
+        program = target if os.path.isfile(target) else target.split(" ")[0]  # a path with spaces, or "prog args"
+        if not os.path.isabs(program) or not os.path.isfile(program):
+            return
+        files = [program, *_beside(program)]  # in publish itself: the program's folder only, not below it
+        for name, args in list(self.unbound.items()):
+            real = self.paths.inward(name, (), files)  # the kernel's folder was looked in already
+            if real is None:
+                continue
+            del self.unbound[name]
+            for spec in args.get("breakpoints") or []:
+                try:
+                    self.relay.manager.breakpoints.add_line(
+                        real, spec.get("line") - self.requests.shift, spec.get("condition"),
+                        spec.get("hitCondition"), spec.get("logMessage"))
+                except (RelayError, TypeError):  # told when JupyterLab's request is answered again below
+                    continue
+            self.relay.manager.spawn(self._rebind(args))
+
+    async def _rebind(self, args: dict[str, Any]) -> None:
+        """JupyterLab's breakpoints of a name just bound, set as it asked: kept as the gutter's, told as events."""
+        try:
+            await self.requests.answer("setBreakpoints", args)
+        except RelayError as exc:
+            log.warning("the gutter's breakpoints of %s were not set: %s", (args.get("source") or {}).get("path"), exc)
+
     # -- events (on the relay loop) ---------------------------------------------------------------------------
 
     def _tell(self, event: Event) -> None:
@@ -263,6 +349,16 @@ class Sidebar:
             self.kernel._publish_debug_event({"type": "event", "seq": next(self._seq), "event": name, "body": body})
         except Exception:  # a closing kernel: nothing to tell
             log.debug("debug_event %s not sent", name, exc_info=True)
+
+
+def _beside(program: str) -> list[str]:
+    """The ``.py`` files of ``program``'s folder (at most ``MAX_BESIDE``), by name."""
+    try:
+        names = sorted(os.listdir(os.path.dirname(program)))
+    except OSError:
+        return []
+    found = [os.path.join(os.path.dirname(program), n) for n in names if n.endswith(".py")]
+    return found[:MAX_BESIDE]
 
 
 def install(kernel: Any, relay: Relay) -> Sidebar | None:
