@@ -391,3 +391,28 @@ def test_a_panel_without_a_relay_owns_one_and_bad_input_is_a_relay_error():
     with pytest.raises(RelayError) as bad:
         DebuggerPanel("s1")
     assert bad.value.code == "invalid_request" and "not str" in bad.value.message
+
+
+def test_the_tasks_view_draws_the_tree_when_opened_and_again_at_the_next_stop(relay, write, panels):
+    from tests.test_tasks import PROGRAM, _lines  # the async program the tasks operation is tested on
+
+    path = write("app.py", PROGRAM)
+    lines = _lines(path)
+    relay.breakpoints.add(path, lines["producer"])
+    session = relay.launch(path)
+    session.wait_for_stop(30)
+    panel = DebuggerPanel(session)
+    panels(panel)
+    wait_until(lambda: "paused" in panel.status.text, what="the panel to show the stop")
+    assert panel.tasks.lines == []  # read only once opened: it costs an evaluate in the target
+    panel.tasks._toggle.value = True
+    wait_until(lambda: panel.tasks.lines, what="the tasks tree")
+    assert panel.tasks.lines[0] == "event loop 0 (on thread MainThread): 4 tasks"
+    shown = short_path(path)
+    assert f"    ├── producer (pending) at {shown}:{lines['producer']} in produce() — stopped here" in panel.tasks.lines
+    assert "producer (pending)" in panel.tasks._tree.value
+    relay.breakpoints.clear()
+    panel.toolbar.buttons["Continue"].click()
+    wait_until(lambda: "terminated" in panel.status.text, what="the end")
+    wait_until(lambda: panel.tasks.lines == [], what="the tree cleared")
+    assert "tasks show at a stop" in panel.tasks._tree.value

@@ -15,8 +15,8 @@ from ..errors import RelayError
 from ..facade.events import Event
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
-from ..model import Breakpoint, Frame, Thread
-from ..text import warnings_line
+from ..model import Breakpoint, Frame, Thread, as_dict
+from ..text import tasks_lines, warnings_line
 from .breakpoints import BreakpointList
 from .evaluate import EvaluateBox
 from .flows import FlowsView
@@ -26,6 +26,7 @@ from .output import OutputView
 from .source import SourceView
 from .stack import CallStack
 from .status import StatusLine
+from .tasks import TasksView
 from .timeline import TimelineView
 from .toolbar import Toolbar
 from .variable_node import VariableNode
@@ -112,12 +113,13 @@ class DebuggerPanel(widgets.VBox):
         self.watch = WatchList(lambda: self._post(self._evaluate_watches))
         self.evaluate = EvaluateBox(self._evaluate)
         self.breakpoints = BreakpointList(self._enable_breakpoint, self._remove_breakpoint)
+        self.tasks = TasksView(lambda: self._post(self._show_tasks))
         self.output = OutputView()
         self.flows = FlowsView()
         self.timeline = TimelineView()
         self._mycel = widgets.VBox([self.flows, self.timeline], layout=widgets.Layout(display="none"))
         left = widgets.VBox([self.source, self.output, self._mycel], layout=widgets.Layout(flex="3", min_width="0"))
-        right = widgets.VBox([self.stack, self.variables, self.watch, self.evaluate, self.breakpoints],
+        right = widgets.VBox([self.stack, self.variables, self.watch, self.evaluate, self.breakpoints, self.tasks],
                              layout=widgets.Layout(flex="2", min_width="0", margin="0 0 0 12px"))
         super().__init__([self.toolbar, self.status, widgets.HBox([left, right])])
         self.add_class("jdr-panel")
@@ -219,11 +221,25 @@ class DebuggerPanel(widgets.VBox):
             self.source.current_line = 0
             if info.state in ENDED:  # a running target keeps the last stop's watch values; an ended one has none
                 self.watch.values = {}
+            self.tasks.clear(f"the program is {info.state}: tasks show at a stop")
         else:
             self._thread_id = info.stop.thread_id
             self._show_thread(info.stop.thread_id, session.threads())
+            if self.tasks.opened:
+                self._show_tasks()
         self.status.warning = warnings_line(info.warnings)
         self.status.text = status_sentence(info)  # last: what it says is on screen by then
+
+    def _show_tasks(self) -> None:
+        """The tasks tree of the stop (read only while the Tasks view is open: it costs an evaluate)."""
+        session = self._session
+        if session is None or session.info().state != "paused":
+            self.tasks.clear("tasks show at a stop")
+            return
+        try:
+            self.tasks.lines = tasks_lines(as_dict(session.tasks()))
+        except RelayError as exc:
+            self.tasks.clear(exc.message)
 
     def _show_thread(self, thread_id: int, threads: list[Thread] | None = None) -> None:
         session = self._require_session()
