@@ -26,16 +26,17 @@ def short_path(path: str | None) -> str:
     return path if rel.startswith("..") else rel
 
 
+def called(name: str) -> str:
+    """A frame's name as a call (``compute()``, ``Box.put()``, ``<module>()``); other names as they are (a Mycel
+    rule, an lldb signature, a recorded state)."""
+    return f"{name}()" if name.startswith("<") or all(part.isidentifier() for part in name.split(".")) else name
+
+
 def where_text(frame: Frame | None, shorten: Callable[[str | None], str] = short_path) -> str:
     """``at app.py:12 in compute()``."""
     if frame is None:
         return "at an unknown place"
-    if not frame.name:  # EZ stops do not name the function
-        function = ""
-    elif frame.name.isidentifier() or frame.name.startswith("<"):
-        function = f" in {frame.name}()"
-    else:  # not a function: a Mycel rule, an lldb frame with its signature ...
-        function = f" in {frame.name}"
+    function = f" in {called(frame.name)}" if frame.name else ""  # EZ stops do not name the function
     return f"at {shorten(frame.path)}:{frame.line}{function}"
 
 

@@ -102,7 +102,7 @@ def test_the_magics_step_back_from_the_wrong_result_to_the_line_that_made_it(sha
         "    scores = [70, 80, 90]"]
     assert "changed" in shown.html
     where = k.magic("%dbg where").text
-    assert "average (recorded state 14 of 16)" in where and "app.py:8" in where
+    assert "#0 average (recorded state 14 of 16) at app.py:8" in where
     assert "count = 2" in k.magic("%dbg vars").text
     assert k.magic("%dbg eval count").text.startswith("2")
     assert k.magic("%dbg eval total / (count + 1)").text.startswith("80.0")  # what it should have been

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from ..model import Breakpoint, from_json, stop_from_json
-from ..text import short_path, status_text, stop_reason
+from ..text import called, short_path, status_text, stop_reason
 
 _WRITING = threading.Lock()  # attach prints from two threads: one whole line at a time
 STYLES = {"stopped": "bold magenta", "continued": "magenta", "session": "cyan", "output": "green",
@@ -21,7 +21,7 @@ def place(frame: dict[str, Any] | None) -> str:
     """``compute() at app.py:6`` (a frame in its JSON form)."""
     if not frame:
         return "?"
-    return f"{frame.get('name', '?')}() at {short_path(frame.get('path') or '')}:{frame.get('line')}"
+    return f"{called(str(frame.get('name', '?')))} at {short_path(frame.get('path') or '')}:{frame.get('line')}"
 
 
 def summary(event: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ from ..model import (
 from ..source.lines import line_of
 from ..text import (
     breakpoint_text,
+    called,
     doctor_lines,
     exit_text,
     finished_text,
@@ -160,7 +161,7 @@ class StackResult(Result):
         lines = []
         for i, f in enumerate(frames):
             where = "[native code]" if f.native else f"at {short_path(f.path)}:{f.line}"
-            lines.append(f"{'→' if start + i == selected else ' '} #{start + i} {f.name}() {where}")
+            lines.append(f"{'→' if start + i == selected else ' '} #{start + i} {called(f.name)} {where}")
             shown = line_text(f.line, source_lines[i]) if i < len(source_lines) else ""
             if shown:
                 lines.append(f"      {shown}")
