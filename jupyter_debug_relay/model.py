@@ -344,6 +344,8 @@ class RecordingBatch:
     last: int
     events: list[RecordedEvent] = field(default_factory=list)
     more: bool = False
+    how: str = "compiled"  # compiled (a record after each statement) or sys.monitoring (a callback a line)
+    why: str = ""  # why not compiled, when it is not
 
 
 @dataclass

@@ -134,8 +134,8 @@ DRIVEN_ELSEWHERE: dict[str, str] = {
     "import": "tests/test_kernel_keeping.py, tests/test_server_persistence.py",
     # need a Ray cluster: run inside a network namespace with only loopback
     **dict.fromkeys(("ray_tasks", "ray_attach"), "tests/test_ray_cluster.py"),
-    # need a Python 3.12+ target: the magics, the Python API and a DAP editor there (the comm: not yet compared)
-    **dict.fromkeys(("record", "history", "back", "forward"), "tests/test_record.py"),
+    # moving through recorded states: the magics, the Python API and a DAP editor there ("record" and "history" here)
+    **dict.fromkeys(("back", "forward"), "tests/test_record.py"),
 }
 
 
@@ -161,6 +161,18 @@ def test_every_operation_answers_the_same_on_every_front_end(three: Three):
     tasks = [t.py("s.tasks().tasks"), t.magic("%dbg tasks --session mg", "tasks"), t.comm("tasks", "async_tasks")]
     assert same(tasks[:2] + [{"ok": tasks[2]["ok"]["tasks"]}], "tasks") == []  # the program runs no asyncio
     REACHED.add("tasks")  # with tasks: tests/test_tasks.py
+    recorded = [t.py("s.record('compute')"), t.magic("%dbg record --session mg compute", "recording"),
+                t.comm("record", "recording", target="compute")]
+    assert same(recorded, "record")["functions"] == [f"compute ({app}:{line_of(app, 'def compute')})"]
+    history = [t.py("s.history()"), t.magic("%dbg history --session mg", "steps"), t.comm("history", None)]
+    assert same([{"ok": history[0]["ok"]["steps"]}, history[1], {"ok": history[2]["ok"]["steps"]}],
+                "history") == []  # the call under way is not recorded: compute is not called again
+    same_error([t.py("s.back()"), t.magic("%dbg back --session mg", "recorded"), t.comm("back", "recorded")],
+               "back", "invalid_request")
+    off = [t.py("s.record(off=True)"), t.magic("%dbg record --session mg off", "recording"),
+           t.comm("record", "recording", off=True)]
+    assert same(off, "record off")["recording"] is False
+    REACHED.update({"record", "history"})
     scopes = [t.py("s.scopes()"), t.magic("%dbg scopes --session mg", "scopes"), t.comm("scopes", "scopes")]
     same(scopes, "scopes")
     refs = [r["ok"][0]["ref"] for r in scopes]

@@ -135,6 +135,21 @@ def test_a_311_target_records_functions_and_refuses_module_lines_with_a_hint(sha
     k.magic("%dbg stop")
 
 
+@pytest.mark.parametrize("minor", [12, 13])
+def test_module_lines_are_recorded_through_sys_monitoring_and_the_answer_says_so(shared_kernel, minor):
+    k = shared_kernel
+    python = _python(minor)
+    k.magic("%bp clear")
+    k.magic(f"%bp app.py:{line_of(str(k.folder / 'app.py'), '# stop')}")
+    assert "paused" in k.magic(f"%dbg launch --python {python} --stop-on-entry app.py").text
+    recording = k.magic("%dbg record app.py:12-13").text
+    assert recording.startswith("recording <module> (app.py:1): 0 states")
+    assert "through sys.monitoring, slower: <module> is not a function" in recording
+    k.magic("%dbg continue")
+    assert "result = average([70, 80, 90])" in k.magic("%dbg history").text
+    k.magic("%dbg stop")
+
+
 def _session_number(k: Kernel) -> int:
     listed = k.magic("%dbg list").text
     return max(int(word[1:]) for word in listed.split() if word[:1] == "s" and word[1:].isdigit())
@@ -202,3 +217,38 @@ def test_an_editor_steps_back_and_reverse_continues_over_dap(relay, write, vscod
 
 
 from tests.test_dapserver import vscode_client  # noqa: E402,F401 - the DAP test client fixture, shared
+
+
+TWICE = """
+def scale(values, factor):
+    out = []
+    for value in values:
+        out.append(value * factor)  # stop
+    return out
+
+
+for factor in (2, 3, 4):
+    print(scale([1, 2], factor))
+"""
+
+
+@pytest.mark.parametrize("minor", [11, 12, 13])
+def test_a_breakpoint_in_a_recorded_function_still_stops_while_recording_and_after_it(shared_kernel, minor):
+    k = shared_kernel
+    python = _python(minor)
+    (k.folder / "twice.py").write_text(TWICE.lstrip("\n"))
+    stop = line_of(str(k.folder / "twice.py"), "# stop")
+    k.magic("%bp clear")
+    k.magic(f"%bp twice.py:{stop} if value == 2")
+    assert f"paused at twice.py:{stop}" in k.magic(f"%dbg launch --python {python} twice.py").text  # factor 2
+    recording = k.magic("%dbg record scale").text
+    assert recording.startswith("recording scale (twice.py:1)") and "slower" not in recording  # guard and all
+    assert f"paused at twice.py:{stop}" in k.magic("%dbg continue").text  # factor 3: compiled again, still stops
+    assert k.magic("%dbg eval factor").text.startswith("3")
+    history = k.magic("%dbg history --count 3").text
+    assert "out = [3]" in history  # the call of factor 3, recorded up to its stop
+    assert k.magic("%dbg record off").text.startswith("recorded (off) scale (twice.py:1): ")
+    assert f"paused at twice.py:{stop}" in k.magic("%dbg continue").text  # factor 4: its own code again
+    assert k.magic("%dbg eval factor").text.startswith("4")
+    k.magic("%bp clear")
+    assert "exited with code 0" in k.magic("%dbg continue").text

@@ -67,9 +67,11 @@ async def record(session: Session, target: str, timeout: float) -> Recording:
         if resume and session.state == "paused":
             await session.resume("continue", None, False, 0)
     history = back_in_time.History(shown)
-    history.take(recorder.batch(answer, "record"))
+    batch = recorder.batch(answer, "record")
+    history.take(batch)
     session.history = history
-    info = history.info("recording from the next line the program runs there")
+    slower = f"; through sys.monitoring, slower: {batch.why[:300]}" if batch.how != "compiled" and batch.why else ""
+    info = history.info(f"recording from the next line the program runs there{slower}")
     session.emit("record", {"recording": back_in_time.plain(info)})
     return info
 
@@ -169,7 +171,7 @@ OPERATIONS = (
               "Record every line a function (or a range of lines) runs: changed locals, returns, exceptions.",
               ("recording",), (*_ERRORS, "file_not_found", "invalid_line"), budget=lambda p, t: t + p.timeout,
               when="Use it before running the code you suspect, then history, back and forward to see how a value "
-                   "came to be; Python 3.12+ targets.",
+                   "came to be (Python 3.11+: a function; 3.12+ also a module's lines).",
               http=(f"POST {S}/record",),
               example={"target": "compute"}),
     Operation("history", HistoryParams, _history, "The recorded states: each line, what it changed, returns.",

@@ -26,6 +26,7 @@ RETURNED = "__jupyter_debug_relay_returned__"  # builtins: records a return and 
 FIXED = "__jupyter_debug_relay_fixed__"  # builtins: the types whose values never change (kept as they are)
 TYPE = "__jupyter_debug_relay_type__"  # builtins: ``type`` (a program may shadow the name)
 CALL = "__jupyter_debug_relay_call__"  # the local holding this call's number
+GUARDS = "__jupyter_debug_relay__"  # what a breakpoint's guard, compiled in by the boot, reads: not the program's
 NO_LINE = -1  # where the compiler gives an instruction the line before it: no new line event
 SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete, ast.Pass, ast.Import, ast.ImportFrom,
           ast.Assert, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -133,6 +134,8 @@ class _Function:
 
     def statement(self, node: ast.stmt) -> list:
         line = node.lineno
+        if isinstance(node, ast.If) and any(isinstance(n, ast.Name) and n.id == GUARDS for n in ast.walk(node.test)):
+            return [node]  # a breakpoint's guard: the line's record is its statement's
         if not self.recorded(line):
             self.inner(node, line, False)
             return [node]
@@ -258,10 +261,15 @@ def _code_of(root: types.CodeType, name: str, first: int):
     return None
 
 
+def _plain(tree: ast.Module, path: str) -> types.CodeType:
+    return compile(tree, path, "exec", dont_inherit=True)
+
+
 def _made(codes: list, indexes: list, spans: list, source: str, path: str, plain: types.CodeType, sites: list,
-          lines: bool) -> types.CodeType:
+          lines: bool, prepare) -> types.CodeType:  # noqa: ANN001
     """The file's code compiled again with the records of its recorded functions (``codes[i]`` for ``indexes``)."""
     tree = ast.parse(source, path)
+    prepare(tree, path)
     nodes = {(name, first): node for name, first, node in _functions(tree)}
     for index in indexes:
         code = codes[index]
@@ -276,8 +284,9 @@ def _made(codes: list, indexes: list, spans: list, source: str, path: str, plain
     return compile(tree, path, "exec", dont_inherit=True)
 
 
-def recompiled(codes: list, spans: list) -> tuple:
-    """(new code per code, sites) for ``codes`` (recorded lines: ``spans``, None for all), or Unfit."""
+def recompiled(codes: list, spans: list, prepare=_plain) -> tuple:  # noqa: ANN001
+    """(new code per code, sites) for ``codes`` (recorded lines: ``spans``, None for all), or Unfit. ``prepare(tree,
+    path)`` compiles a file's tree as it was loaded (changing the tree as the loader did: the boot's guards)."""
     if not hasattr(types.CodeType, "co_qualname"):
         raise Unfit("the target's Python is older than 3.11")
     new: list = [None] * len(codes)
@@ -290,16 +299,15 @@ def recompiled(codes: list, spans: list) -> tuple:
         if not source:
             raise Unfit(f"the source of {path} cannot be read")
         try:
-            tree = ast.parse(source, path)
-            plain = compile(tree, path, "exec", dont_inherit=True)
+            plain = prepare(ast.parse(source, path), path)
         except (SyntaxError, ValueError) as exc:
             raise Unfit(f"{path} does not compile now ({type(exc).__name__})") from None
         known = len(sites)
         try:
-            made = _made(codes, indexes, spans, source, path, plain, sites, lines=False)
+            made = _made(codes, indexes, spans, source, path, plain, sites, False, prepare)
         except (ValueError, SystemError):  # CPython 3.13 cannot compile some jumps to code of no line
             del sites[known:]
-            made = _made(codes, indexes, spans, source, path, plain, sites, lines=True)
+            made = _made(codes, indexes, spans, source, path, plain, sites, True, prepare)
         for index in indexes:
             code = codes[index]
             found = _code_of(made, code.co_qualname, code.co_firstlineno)

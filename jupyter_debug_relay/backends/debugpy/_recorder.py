@@ -41,6 +41,9 @@ _UNCHANGING = frozenset((int, float, bool, type(None), complex, str, bytes, rang
 _FIXED = frozenset((int, float, bool, type(None), complex, range, types.FunctionType))  # kept as they are
 NEW_LOCALS = 0x02  # CO_NEWLOCALS: a function's code (not a module's or a class body's)
 RECORD_BYTES = 128  # what a record not yet read may cost: the records' ring holds the cap's worth
+LAZY_TRACING = "_jupyter_debug_relay_boot_lazy_tracing"  # the boot's lazy tracing (3.11), when it is on
+COMPILED_BREAKPOINTS = "_jupyter_debug_relay_boot_compiled_breakpoints"  # the boot's guards, when they are on
+GUARDS = "_jupyter_debug_relay_boot_guards"
 COMPILER = "_jupyter_debug_relay_record_compiler"  # the module of _record_compiler.py in the target
 
 recorder = None  # the one Recorder of this target, while recording
@@ -373,8 +376,11 @@ class CompiledRecorder(Recorder):
             sys.monitoring.set_local_events(self.tool, parent, 0)
         super().stop()
         for function, own, made in self.swapped:
-            if function.__code__ is made:
-                function.__code__ = own
+            if _unpatched(function.__code__) is made:
+                try:
+                    function.__code__ = _traced_lazily(own)
+                except Exception:  # noqa: BLE001 - the boot's Unsafe: it traces that code as it did before
+                    function.__code__ = own
         self.swapped = []
         names = _record_compiler()
         setattr(builtins, names.APPEND, collections.deque(maxlen=0).append)
@@ -663,10 +669,44 @@ def _compiled(codes: list, ranges: list) -> tuple:
         pending.setdefault(id(parent), (parent, []))[1].append((code.co_name, place))
     compiler = _record_compiler()
     try:
-        made, sites = compiler.recompiled([codes[i] for i in chosen], [ranges[i] for i in chosen])
+        made, sites = compiler.recompiled([_unpatched(codes[i]) for i in chosen], [ranges[i] for i in chosen],
+                                          _as_loaded)
+        made = [_traced_lazily(code) for code in made]
     except compiler.Unfit as exc:
         return [], None, None, {}, str(exc)
+    except Exception as exc:  # noqa: BLE001 - the boot's Unsafe: a breakpoint in code resuming past its start
+        return [], None, None, {}, f"the debugger cannot trace it compiled again ({exc})"
     return chosen, made, sites, pending, None
+
+
+def _as_loaded(tree, path: str):
+    """A file's tree compiled as the boot compiled it when the file was read: with the guards of its breakpoints
+    whose condition, hit count or log message runs in the program's code (``compiled_breakpoints``)."""
+    compiled, guards = sys.modules.get(COMPILED_BREAKPOINTS), sys.modules.get(GUARDS)
+    wanted = {}
+    if compiled is not None and guards is not None and compiled.CANONICAL:
+        canonical = compiled.CANONICAL[0](path)
+        for slot, (where, line, parts) in enumerate(compiled.SLOTS):
+            if where == canonical:
+                wanted[line] = guards.Guard(slot, *parts)
+    if not wanted:
+        return compile(tree, path, "exec", dont_inherit=True)
+    return guards.guarded(tree, path, wanted)
+
+
+def _unpatched(code):
+    """``code`` without the call the boot's lazy tracing put into it (3.11), or ``code`` itself."""
+    lazy = sys.modules.get(LAZY_TRACING)
+    return lazy.ORIGINAL.get(code, code) if lazy is not None else code
+
+
+def _traced_lazily(code):
+    """On 3.11 the boot traces a thread only once code holding a breakpoint runs: a call put at that code's start
+    (``lazy_tracing.patch_tree``). Code compiled again, or given back, gets that call for the breakpoints now."""
+    lazy = sys.modules.get(LAZY_TRACING)
+    if lazy is None or lazy.STATE.get("for_good"):
+        return code
+    return lazy.patch_tree(code, lazy.HOT.get(lazy.canonical(code.co_filename), frozenset()))
 
 
 def _off() -> dict:
