@@ -3,10 +3,13 @@ pydevd's own checks, and a change to the breakpoint takes effect at once."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from conftest import line_of, wait_until
 
 from jupyter_debug_relay import RelayError
+from tests import targets
 
 LOOP = """
 import helper
@@ -182,3 +185,64 @@ def test_a_condition_set_while_its_loop_runs_stops_at_its_pass(relay, write, tmp
         assert session.evaluate(WATCHES).value == "0"
     assert session.continue_(timeout=60) is None
     assert f"loop {sum(range(50000))}" in session.output().text
+
+
+STEP_ONTO = """
+total = 0
+for i in range(6):
+    total += 1  # before
+    total += i  # guarded
+    after = total  # after
+print("total", total)
+"""
+
+
+@pytest.mark.parametrize("version", [(3, 11), (3, 12), (3, 13)], ids=["3.11", "3.12", "3.13"])
+def test_a_step_onto_a_guarded_line_stops_there_once(relay, write, version: tuple[int, int]):
+    """As in pydevd (and VS Code): a step that lands on a breakpoint's line is one stop there, whether its condition
+    holds or not; the next step goes on to the line below."""
+    python = None if sys.version_info[:2] == version else targets.found().get(version)
+    if python is None and sys.version_info[:2] != version:
+        pytest.skip(f"no Python {version[0]}.{version[1]} found ({targets.WHERE})")
+    if python:
+        targets.prepared(python)
+    app = write("app.py", STEP_ONTO)
+    before, after = line_of(app, "# before"), line_of(app, "# after")
+    relay.breakpoints.add(app, before, condition="i in (2, 3)")
+    guarded = relay.breakpoints.add(app, line_of(app, "# guarded"), condition="i in (2, 4)")
+    session = relay.launch(app, python=python)
+    assert session.wait_for_stop(30).frame.line == before
+    assert (session.evaluate("i").value, session.evaluate(GUARDS_ON).value) == ("2", "[True, True]")
+    for i in ("2", "3"):  # the condition holds at the step's pass (2), then not (3)
+        if i == "3":
+            assert session.continue_(timeout=30).frame.line == before
+        assert session.next(timeout=30).frame.line == guarded.line
+        assert session.evaluate("i").value == i
+        stop = session.next(timeout=30)
+        assert (stop.frame.line, session.evaluate("i").value) == (after, i)
+    stop = session.continue_(timeout=30)  # no step: the guard's own stop, once
+    assert (stop.reason, stop.frame.line, session.evaluate("i").value) == ("breakpoint", guarded.line, "4")
+    stop = session.next(timeout=30)
+    assert (stop.frame.line, session.evaluate("i").value) == (after, "4")
+    assert session.continue_(timeout=30) is None
+    assert "total 21" in session.output().text
+
+
+@pytest.mark.parametrize("version", [(3, 11), (3, 12), (3, 13)], ids=["3.11", "3.12", "3.13"])
+def test_a_step_onto_a_hit_count_counts_its_pass_and_stops_there_once(relay, write, version: tuple[int, int]):
+    python = None if sys.version_info[:2] == version else targets.found().get(version)
+    if python is None and sys.version_info[:2] != version:
+        pytest.skip(f"no Python {version[0]}.{version[1]} found ({targets.WHERE})")
+    if python:
+        targets.prepared(python)
+    app = write("app.py", STEP_ONTO)
+    relay.breakpoints.add(app, line_of(app, "# before"), condition="i == 2")
+    guarded = relay.breakpoints.add(app, line_of(app, "# guarded"), hit_condition="== 3")  # the pass of i == 2
+    session = relay.launch(app, python=python)
+    assert session.wait_for_stop(30).frame.line == line_of(app, "# before")
+    assert session.next(timeout=30).frame.line == guarded.line
+    stop = session.next(timeout=30)
+    assert (stop.frame.line, session.evaluate("i").value) == (line_of(app, "# after"), "2")
+    assert session.continue_(timeout=30) is None  # the third pass was the step's: counted, and not stopped at again
+    assert "total 21" in session.output().text
+

@@ -34,6 +34,7 @@ def _parameters(function):  # noqa: ANN001, ANN202
 def parse(name):  # noqa: ANN001, ANN201 - a declared name -> (owner path, attribute, instance?, parameters or None)
     """A declared name's parts: ``PyDB().writer`` -> ("PyDB", "writer", True, None); ``PyDB.set_suspend(self,
     thread)`` -> ("PyDB", "set_suspend", False, ("self", "thread"))."""
+    name = name.lstrip("?")
     instance = "()." in name
     path, wanted = name, None
     if not instance and name.endswith(")"):
@@ -44,21 +45,27 @@ def parse(name):  # noqa: ANN001, ANN201 - a declared name -> (owner path, attri
 
 
 def check_name(module, name):  # noqa: ANN001, ANN201 - a module and a declared name -> None or why not
-    """Why the declared ``name`` does not hold in ``module``, or None."""
+    """Why the declared ``name`` does not hold in ``module``, or None (an optional ``?name`` may be absent)."""
+    optional = name.startswith("?")
     owner_path, attribute, instance, wanted = parse(name)
     owner = module
     for part in filter(None, owner_path.split(".")):
         owner = getattr(owner, part, None)
         if owner is None:
             return f"{module.__name__} has no {owner_path}"
-    if instance:
+    if instance and isinstance(owner, type):
         init_names = getattr(getattr(owner, "__init__", None), "__code__", None)
-        if not hasattr(owner, attribute) and attribute not in getattr(init_names, "co_names", ()):
-            return f"{module.__name__}.{owner_path} instances have no {attribute}"
-        return None
+        if optional or hasattr(owner, attribute) or attribute in getattr(init_names, "co_names", ()):
+            return None
+        return f"{module.__name__}.{owner_path} instances have no {attribute}"
+    if instance:  # an attribute a function sets on what it is given; a compiled one is checked by name only
+        code = owner.__code__ if isinstance(owner, type(parse)) else None
+        if optional or code is None or attribute in code.co_names:
+            return None
+        return f"{module.__name__}.{owner_path} sets no {attribute}"
     shown = f"{owner_path}.{attribute}" if owner_path else attribute
     if not hasattr(owner, attribute):
-        return f"{module.__name__} has no {shown}"
+        return None if optional else f"{module.__name__} has no {shown}"
     if wanted is not None:
         found = _parameters(getattr(owner, attribute))
         if found is not None and found[:len(wanted)] != wanted:

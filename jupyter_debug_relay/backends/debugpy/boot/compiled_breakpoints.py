@@ -11,6 +11,8 @@ would, ``log`` prints the message, ``failed`` reports a condition's error (and s
 does. A guard belongs to one breakpoint as it was compiled (its condition, hit count and message): once that
 breakpoint is changed or removed, its guard is off at once and pydevd checks the breakpoint as it is now.
 Breakpoints of code read another way, or set after the file's code was read, are pydevd's, as without this module.
+A step that ends at the start of a guarded line stops there once, as on a line of pydevd's breakpoint: as the thread
+goes on, that pass of the guard is not tested (``Passing``), so it does not stop again at the same line.
 """
 
 import ast
@@ -32,6 +34,9 @@ STOPPING: set = set()  # idents of the threads a guard or a watch is stopping no
 HELD_LINES: frozenset = frozenset()  # (canonical file, line) of every breakpoint a guard or a watch holds now
 CANONICAL: list = []  # pydevd's canonical_normalized_path, once the feature is on
 LOCK = threading.RLock()  # pydevd's reader thread changes breakpoints while a program thread reads a file's code
+STEP_NAMES = ("CMD_STEP_INTO", "CMD_STEP_INTO_MY_CODE", "CMD_STEP_INTO_COROUTINE", "CMD_SMART_STEP_INTO",
+              "CMD_STEP_OVER", "CMD_STEP_OVER_MY_CODE", "CMD_STEP_RETURN", "CMD_STEP_RETURN_MY_CODE")
+STEPS: tuple = ()  # pydevd's stop reasons of a step's end
 
 
 def parts(bp) -> object:  # noqa: ANN001 - pydevd's LineBreakpoint
@@ -67,16 +72,91 @@ def settle(py_db) -> None:  # noqa: ANN001 - pydevd's PyDB
                 del lines[line]
             if BREAKPOINTS[slot] is not current[0] or NAMESPACE.count[slot] is COUNTS_NOTHING:  # set again: pydevd
                 BREAKPOINTS[slot], NAMESPACE.count[slot] = current[0], itertools.count(1).__next__  # counts from 0
-            NAMESPACE.on[slot] = True
-        held = {(file, line) for slot, (file, line, _) in enumerate(SLOTS) if NAMESPACE.on[slot]}
+            if type(NAMESPACE.on[slot]) is not Passing:
+                NAMESPACE.on[slot] = True
+        held = {(file, line) for slot, (file, line, _) in enumerate(SLOTS) if NAMESPACE.on[slot] is not False}
         for more in SETTLED:
             more(py_db, held)
         HELD_LINES = frozenset(held)
 
 
+class _NoCount:
+    """The count of a pass a hit count alone does not test: no comparison with a number holds."""
+
+    __hash__ = None
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __eq__
+
+    def __mod__(self, other: object) -> "_NoCount":
+        return self
+
+
+NO_COUNT = _NoCount()
+
+
+class Passing:
+    """Stands in a guard's ``on[K]`` (or its ``count[K]``, for a hit count alone) while threads whose step ended at
+    the start of its line, before it, have not passed it: their pass is counted but not tested (the step's stop
+    stood for it); every other pass is tested as ever. Put back once they have passed."""
+
+    __slots__ = ("counter", "frames", "slot")
+
+    def __init__(self, slot: int, counter) -> None:  # noqa: ANN001 - the guard's counter, or None for on[K]
+        self.slot, self.counter, self.frames = slot, counter, {}
+
+    def _passing(self) -> bool:
+        """Whether the guard running now (two frames up) is the pass of a thread whose step ended before it."""
+        frame = self.frames.pop(threading.get_ident(), None)
+        if frame is None:
+            return False
+        with LOCK:  # as step_ended_before_guard adds threads
+            if not self.frames and self.counter is None and NAMESPACE.on[self.slot] is self:
+                NAMESPACE.on[self.slot] = True
+            elif not self.frames and self.counter is not None and NAMESPACE.count[self.slot] is self:
+                NAMESPACE.count[self.slot] = self.counter
+        return frame is sys._getframe(2)
+
+    def __bool__(self) -> bool:
+        if not self._passing():
+            return True
+        if SLOTS[self.slot][2][1]:  # a hit count with a condition: the pass counts, as pydevd counts it
+            NAMESPACE.count[self.slot]()
+        return False
+
+    def __call__(self) -> object:
+        count = self.counter()
+        return NO_COUNT if self._passing() else count
+
+
+def step_ended_before_guard(thread, frame) -> None:  # noqa: ANN001 - a threading.Thread, the frame it stopped in
+    """A thread goes on from a stop at the end of a step: if that was at the start of a line a guard holds, that pass
+    of the guard is not tested (``Passing``)."""
+    line, canonical = frame.f_lineno, CANONICAL[0](frame.f_code.co_filename)
+    if (canonical, line) not in HELD_LINES:
+        return
+    if next((start for start, _, at in frame.f_code.co_lines() if at == line), None) != frame.f_lasti:
+        return  # past the guard's start: the guard ran already
+    with LOCK:
+        for slot, (file, at, (condition, _, message)) in enumerate(SLOTS):
+            if file != canonical or at != line or message is not None or NAMESPACE.on[slot] is False:
+                continue
+            if condition:
+                passing = NAMESPACE.on[slot]
+                if type(passing) is not Passing:
+                    passing = NAMESPACE.on[slot] = Passing(slot, None)
+            else:
+                passing = NAMESPACE.count[slot]
+                if type(passing) is not Passing:
+                    passing = NAMESPACE.count[slot] = Passing(slot, passing)
+            passing.frames[thread.ident] = frame
+
+
 def holds(frame) -> bool:  # noqa: ANN001 - a frame
     """Whether a guard or a watch holds a breakpoint of ``frame``'s line: a thread suspended there before its test
-    ran meets the test when it goes on (the relay need not report its hit)."""
+    ran meets the test when it goes on, unless a step ended there (the relay need not report its hit)."""
     return bool(HELD_LINES) and (CANONICAL[0](frame.f_code.co_filename), frame.f_lineno) in HELD_LINES
 
 
@@ -310,6 +390,19 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
             return pydev_file
         return file_type(self, abs_real_path_and_basename)
 
+    global STEPS
+    constants = change.module("_pydevd_bundle.pydevd_comm_constants")
+    STEPS = tuple(getattr(constants, name) for name in STEP_NAMES)
+    wait = pydevd.PyDB.do_wait_suspend
+
+    def do_wait_suspend(self, thread, frame, event, arg, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        step = getattr(thread, "stop_reason", None) in STEPS and thread.ident not in STOPPING  # another stop may
+        try:  # rename the reason while it waits
+            return wait(self, thread, frame, event, arg, *args, **kwargs)
+        finally:
+            if step and HELD_LINES:
+                step_ended_before_guard(thread, frame)
+
     stops.tool = claim_tool()
     STOPS[:] = [stops]
     NAMESPACE.hit, NAMESPACE.log, NAMESPACE.failed = hit, log, failed
@@ -318,5 +411,6 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
     change.replace(pydevd.PyDB, "handle_breakpoint_condition", handle_breakpoint_condition)
     change.replace(runner, "_get_code_from_file", _get_code_from_file)
     change.replace(pydevd.PyDB, "_internal_get_file_type", _internal_get_file_type)
+    change.replace(pydevd.PyDB, "do_wait_suspend", do_wait_suspend)
     setattr(builtins, guards.NAME, NAMESPACE)
     boot.CODE_HOOKS.append(guarded)

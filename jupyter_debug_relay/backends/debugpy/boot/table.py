@@ -9,6 +9,10 @@ A name is written ``module: (path, ...)``:
 - ``PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)``: a function whose first parameters are these
   (checked where the function has Python code; compiled ones are checked by name only);
 - ``PyDB().breakpoints``: an attribute of instances, set by the class's ``__init__`` or declared on the class;
+- ``mark_thread_suspended().stop_reason``: an attribute a function sets on what it is given (``thread.stop_reason``),
+  checked among the names of its code (compiled functions by name only);
+- a name written ``?name`` is optional: the feature looks before it uses it (``hasattr``), so its absence leaves the
+  feature on (an older debugpy); where it is there it is checked as any other;
 - a module written ``?module`` is checked only where it is loaded (one of a pair: pydevd's compiled or Python tracer).
 
 This file is data only: the boot loads it in the target (any Python from 3.8), the relay imports it for the doctor,
@@ -47,8 +51,10 @@ class Feature:
 PYDB_FLAGS = ("PyDB().breakpoints", "PyDB().function_breakpoint_name_to_breakpoint",
               "PyDB().break_on_caught_exceptions", "PyDB().break_on_user_uncaught_exceptions",
               "PyDB().has_plugin_line_breaks", "PyDB().has_plugin_exception_breaks")
+WRITER = {"_pydevd_bundle.pydevd_comm": ("WriterThread.add_command(self, cmd)",)}  # PyDB().writer's
 MESSAGES = {  # what every message of the boot to the relay goes through
     "pydevd": ("get_global_debugger", "PyDB().writer"),
+    "_pydevd_bundle.pydevd_comm": WRITER["_pydevd_bundle.pydevd_comm"] + ("WriterThread.empty(self)",),
     "_pydevd_bundle.pydevd_comm_constants": ("CMD_PROCESS_EVENT",),
     "_pydevd_bundle.pydevd_net_command": ("NetCommand",),
 }
@@ -79,7 +85,7 @@ FEATURES = (
         "pydevd_waits", "pydevd_waits", "pydevd",
         {"pydevd": ("PyDB.initialize_network(self, sock)", "time", "threading", "ThreadingEvent",
                     "PyDB._PyDB__wait_for_threads_to_finish(self, timeout)", "PyDB().check_alive_thread",
-                    "CheckAliveThread()._wait_event"),
+                    "CheckAliveThread()._wait_event", "get_global_debugger", "PyDB().writer"),
          "threading": ("_register_atexit",)},
         "pydevd's 0.1 s pause at the start and its 0.7 s of waits at the end are left out.",
         "each launch takes 0.1 s more to start and 0.7 s more to end", pythons=((3, 9), None)),  # _register_atexit
@@ -90,7 +96,9 @@ FEATURES = (
         "requests sent together to a stopped thread (an evaluate and a stack) wait 0.2 s each"),
     Feature(
         "slow_values", "slow_values", "pydevd",
-        joined({"_pydevd_bundle.pydevd_suspended_frames": ("_AbstractVariable.get_var_data(self)",),
+        joined({"_pydevd_bundle.pydevd_suspended_frames": (
+                    "_AbstractVariable.get_var_data(self)", "_AbstractVariable().py_db", "_AbstractVariable().name",
+                    "_AbstractVariable().evaluate_name"),
                 "_pydev_bundle._pydev_saved_modules": ("ThreadingEvent",),
                 "_pydevd_bundle.pydevd_daemon_thread": (
                     "PyDBDaemonThread.__init__(self, py_db)", "PyDBDaemonThread._on_run",
@@ -122,13 +130,17 @@ FEATURES = (
     Feature(
         "pending_breakpoints", "pending_breakpoints", "pydevd",
         joined({"pydevd": ("PyDB().api_received_breakpoints",) + PYDB_FLAGS[:1],
-                "_pydevd_bundle.pydevd_api": ("PyDevdAPI.add_breakpoint(self, py_db)",),
+                "_pydevd_bundle.pydevd_api": ("PyDevdAPI.add_breakpoint(self, py_db)",
+                                              "PyDevdAPI._AddBreakpointResult().error_code",
+                                              "PyDevdAPI._AddBreakpointResult().translated_line"),
                 "pydevd_file_utils": ("canonical_normalized_path(filename)",)}, MESSAGES),
         "A breakpoint in a file that did not exist at launch binds as its module is first read.",
         "such a breakpoint stays unverified, and never stops"),
     Feature(
         "uncaught_recursion", "uncaught_recursion", "pydevd",
-        {"pydevd": ("PyDB().set_additional_thread_info",),
+        {"pydevd": ("PyDB().set_additional_thread_info", "get_global_debugger"),
+         "_pydevd_bundle.pydevd_additional_thread_info": ("PyDBAdditionalThreadInfo().suspended_at_unhandled",
+                                                          "PyDBAdditionalThreadInfo().is_tracing"),
          "_pydevd_bundle.pydevd_breakpoints": ("stop_on_unhandled_exception(py_db, thread, additional_info, arg)",)},
         "An uncaught RecursionError, which ends pydevd's own tracing, still stops the program.",
         "a program ended by an uncaught RecursionError exits without a stop", pythons=((3, 8), (3, 12))),
@@ -145,7 +157,7 @@ FEATURES = (
             "NetCommandFactoryJson.make_get_thread_stack_message(self, py_db, seq, thread_id, topmost_frame, fmt, "
             "must_be_suspended, start_frame, levels)"),
          "_pydevd_bundle._debug_adapter.pydevd_base_schema": ("BaseSchema._translate_id_to_dap",),
-         "_pydevd_bundle.pydevd_net_command": ("NetCommand", "NULL_NET_COMMAND"),
+         "_pydevd_bundle.pydevd_net_command": ("NetCommand", "NULL_NET_COMMAND", "NetCommand().as_dict"),
          "_pydevd_bundle.pydevd_comm_constants": ("CMD_PROCESS_EVENT",)},
         "A stopping thread sends its top frame with the stop: the relay shows it without asking.",
         "each stop takes one more round trip (a stackTrace request) before it is shown",
@@ -159,6 +171,7 @@ FEATURES = (
                     "ThreadsSuspendedSingleNotification._callbacks_lock"),
          "_pydevd_bundle.pydevd_api": ("PyDevdAPI.request_resume_thread(self, thread_id)",),
          "_pydevd_bundle.pydevd_constants": ("get_current_thread_id(thread)",),
+         "_pydevd_bundle.pydevd_thread_lifecycle": ("mark_thread_suspended().stop_reason",),
          "_pydevd_bundle._debug_adapter.pydevd_base_schema": ("BaseSchema._translate_id_to_dap",),
          "_pydevd_bundle.pydevd_comm_constants": ("CMD_SET_BREAK", "CMD_SET_FUNCTION_BREAK")},
         "The relay asks which threads are suspended and which hit their own breakpoint, each suspension numbered, "
@@ -196,6 +209,8 @@ FEATURES = (
     Feature(
         "pause_in_steps", "pause_in_steps", "pydevd",
         {"_pydevd_sys_monitoring.pydevd_sys_monitoring": ("enable_code_tracing(thread_ident, code, frame)",),
+         "_pydevd_bundle.pydevd_additional_thread_info": ("set_additional_thread_info().additional_info",
+                                                          "PyDBAdditionalThreadInfo().pydev_state"),
          "_pydevd_bundle.pydevd_constants": ("STATE_SUSPEND",)},
         "A pause asked while a step over or out still runs stops the thread.",
         "a pause during a long step over waits until the step ends", pythons=((3, 12), None)),
@@ -205,7 +220,7 @@ FEATURES = (
                     "file_to_line_to_breakpoints)", "PyDB.on_breakpoints_changed(self, removed)",
                     "PyDB.handle_breakpoint_condition(self, info, pybreakpoint, new_frame)",
                     "PyDB._internal_get_file_type(self, abs_real_path_and_basename)",
-                    "PyDB.set_suspend(self, thread, stop_reason)",
+                    "PyDB.set_suspend(self, thread, stop_reason, suspend_other_threads)",
                     "PyDB.do_wait_suspend(self, thread, frame, event, arg)",
                     "PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)", "PyDB().breakpoints",
                     "PyDB().file_to_id_to_line_breakpoint", "PyDB().skip_print_breakpoint_exception",
@@ -218,14 +233,19 @@ FEATURES = (
          "_pydevd_bundle.pydevd_additional_thread_info": (
              "set_additional_thread_info", "PyDBAdditionalThreadInfo().conditional_breakpoint_exception",
              "PyDBAdditionalThreadInfo().is_tracing",
-             "PyDBAdditionalThreadInfo().trace_suspend_type"),
+             "PyDBAdditionalThreadInfo().trace_suspend_type",
+             "?PyDBAdditionalThreadInfo().hit_breakpoint_ids"),  # debugpy 1.8.22 on: the hit's id told with its stop
          "_pydevd_bundle.pydevd_api": ("PyDevdAPI.send_error_message(self, py_db, msg)",),
          "_pydevd_bundle.pydevd_dont_trace_files": ("PYDEV_FILE",),
          "_pydevd_bundle.pydevd_net_command_factory_json": ("NetCommandFactoryJson.make_io_message(self, msg, ctx)",),
-         "_pydevd_bundle.pydevd_comm_constants": ("CMD_SET_BREAK",),
+         "_pydevd_bundle.pydevd_comm_constants": ("CMD_SET_BREAK", "CMD_STEP_INTO", "CMD_STEP_INTO_MY_CODE",
+                                                  "CMD_STEP_INTO_COROUTINE", "CMD_SMART_STEP_INTO", "CMD_STEP_OVER",
+                                                  "CMD_STEP_OVER_MY_CODE", "CMD_STEP_RETURN",
+                                                  "CMD_STEP_RETURN_MY_CODE"),
+         "_pydevd_bundle.pydevd_thread_lifecycle": ("mark_thread_suspended().stop_reason",),
          "_pydevd_bundle.pydevd_constants": ("PYDEVD_USE_SYS_MONITORING",),
          "_pydevd_bundle.pydevd_runpy": ("_get_code_from_file(run_name, fname)",),
-         "pydevd_file_utils": ("canonical_normalized_path(filename)",)},
+         "pydevd_file_utils": ("canonical_normalized_path(filename)",), **WRITER},
         "A breakpoint's condition, hit count and log message are compiled into the program's code as its file is "
         "read: a pass of the line costs an if, and only a true test calls the debugger.",
         "a breakpoint with a condition, a hit count or a log message calls the debugger at every pass of its line "
@@ -233,6 +253,7 @@ FEATURES = (
     Feature(
         "watched_breakpoints", "watched_breakpoints", "pydevd",
         {"pydevd": ("PyDB().breakpoints", "PyDB().file_to_id_to_line_breakpoint"),
+         "_pydevd_bundle.pydevd_breakpoints": ("LineBreakpoint().line",),
          "pydevd_file_utils": ("canonical_normalized_path(filename)",)},
         "A condition, hit count or log message set on code already running is checked by a callback of its one "
         "line, compiled once; only a true test calls the debugger.",
@@ -241,7 +262,7 @@ FEATURES = (
     Feature(
         "lazy_tracing", "lazy_tracing", "pydevd",
         {"pydevd_tracing": ("SetTrace(tracing_func)", "set_trace_to_threads(tracing_func, thread_idents, "
-                            "create_dummy_thread)", "_last_tracing_func_thread_local"),
+                            "create_dummy_thread)", "_last_tracing_func_thread_local", "SetTrace().tracing_func"),
          "pydevd": ("PyDB.on_breakpoints_changed(self, removed)", "PyDB.set_suspend(self, thread, stop_reason)",
                     "PyDB.do_wait_suspend(self, thread, frame, event, arg)", "PyDB.patch_threads(self)",
                     "PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)",
@@ -252,6 +273,11 @@ FEATURES = (
          "_pydevd_bundle.pydevd_runpy": ("_get_code_from_file(run_name, fname)",),
          "_pydevd_bundle.pydevd_breakpoints": ("stop_on_unhandled_exception(py_db, thread, additional_info, arg)",),
          "_pydevd_bundle.pydevd_constants": ("STATE_SUSPEND",),
+         "_pydevd_bundle.pydevd_additional_thread_info": (
+             "set_additional_thread_info().additional_info", "PyDBAdditionalThreadInfo().pydev_step_cmd",
+             "PyDBAdditionalThreadInfo().pydev_state", "PyDBAdditionalThreadInfo().suspended_at_unhandled"),
+         "_pydevd_bundle.pydevd_daemon_thread": ("mark_as_pydevd_daemon_thread().pydev_do_not_trace",
+                                                 "mark_as_pydevd_daemon_thread().is_pydev_daemon_thread"),
          "pydevd_file_utils": ("canonical_normalized_path(filename)",)},
         "Nothing is traced until the code of a breakpoint runs; a stop traces everything until the next continue.",
         "every call of every thread is traced (a test suite runs 2-3x slower)", pythons=((3, 11), (3, 12))),
