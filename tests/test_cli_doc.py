@@ -70,3 +70,9 @@ def test_the_page_names_every_command_and_its_table_only_commands_there_are():
     top = DOC.read_text().split("\n## ")[0]  # the table of commands and the paragraphs under it
     assert set(verbs.choices) <= set(re.findall(r"`([a-z-]+)", top))
     assert set(re.findall(r"^\| `([a-z-]+)", top, re.M)) <= set(verbs.choices)
+
+
+def test_the_table_of_commands_has_a_row_for_every_command():
+    [verbs] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    rows = [line.split(" | ")[0] for line in DOC.read_text().split("\n## ")[0].splitlines() if line.startswith("| `")]
+    assert set(verbs.choices) <= {word for row in rows for word in re.findall(r"`([a-z-]+)", row)}

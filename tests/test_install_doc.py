@@ -51,3 +51,10 @@ def test_the_pages_install_the_wheel_make_wheel_builds_never_a_name_from_pypi():
         assert not re.search(r"pip install [\"']?jupyter_debug_relay\b", text), f"{page.name}: not on PyPI"
         named = set(re.findall(r"jupyter_debug_relay-[\w.]+-py3-none-any\.whl", text))
         assert named <= {wheel}, f"{page.name} names {named}; make wheel builds {wheel}"
+
+
+def test_the_install_page_names_the_extras_make_setup_installs():
+    installed = re.search(r'pip install --quiet -e "\.\[([\w,]+)\]"', (ROOT / "Makefile").read_text()).group(1)
+    said = re.search(r"`make` creates `\.venv/` and installs the package\n\(editable\) with its (.*?) extras",
+                     (ROOT / "docs" / "install.md").read_text()).group(1)
+    assert re.findall(r"`(\w+)`", said) == installed.split(",")

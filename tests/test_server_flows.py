@@ -202,6 +202,8 @@ def test_a_launch_into_a_session_not_created_says_to_create_it(api, tmp_path):
     app = write(tmp_path, "app.py", APP)
     absent = error(api.post("/sessions/agent-7/launch", json={"program": app}), 404, "session_not_found")
     assert "create" in absent["hint"] and "launch one first" not in absent["hint"]
+    # over HTTP the path names a session, so there is none to leave out: the hint says how to make it here
+    assert absent["hint"] == 'Make it first (create: POST /sessions {"name": "agent-7"}), then send this request again.'
     assert absent["details"]["field"] == "session" and ok(api.get("/sessions"))["sessions"] == []
 
 

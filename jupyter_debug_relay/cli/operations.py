@@ -80,7 +80,7 @@ def add_fields(parser: argparse.ArgumentParser, verb: Verb, model: type[BaseMode
             parser.add_argument(flag(name), dest=name, action="store_true", default=None, help=text)
         elif arg.kind == "off":
             parser.add_argument(flag(name, off=True), dest=name, action="store_false", default=None,
-                                help=f"Off: {text[0].lower()}{text[1:]}" if text else None)
+                                help=text or None)
         else:
             kind = {"int": int, "float": float}.get(arg.kind, str)
             parser.add_argument(flag(name), dest=name, type=kind, default=None, choices=arg.choices or None,

@@ -36,6 +36,8 @@ from .render import Printer
 
 START_VERBS = (Verb("launch", "launch", hidden=("program", "module", "args", "on")),
                Verb("attach", "attach", hidden=("host", "port", "on")))
+HERE = {"cwd": "The target's working directory; default: the folder you type in.",
+        "python": "The Python interpreter for the target (a path, or a name on this PATH); default: the server's."}
 TOKEN_FILE = re.compile(r"jupyter-debug-relay-\d+-\d+\.json")  # a serve's, PID-PORT (a DAP server's reads -dap-)
 STARTUP = 30.0  # seconds a server started here has to answer
 STOPPING = 15.0  # seconds it has to end once told to
@@ -60,6 +62,8 @@ def register(verbs: Any) -> None:
                                 help=f"where debugpy listens (python -m debugpy --listen PORT ...); or {SESSION}")
         add_fields(parser, verb)
         add_fields(parser, verb, StartOptions)
+        for action in parser._actions:  # what the terminal's start does where the operation says "the kernel's"
+            action.help = HERE.get(action.dest, action.help)
         parser.add_argument("--break", dest="breaks", action="append", default=[], metavar="FILE:LINE",
                             help='a breakpoint of this session only (repeatable); FILE:"TEXT" is the line holding '
                             "TEXT")

@@ -75,9 +75,11 @@ class BreakpointStore:
         try:
             line = int(line)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise RelayError("invalid_line", f"{line!r} is not a line number.") from None
+            raise RelayError("invalid_line", f"{line!r} is not a line number.",
+                             "Give the line as a whole number, or the text it holds.") from None
         if line < 1:
-            raise RelayError("invalid_line", f"Line {line} does not exist; lines start at 1.")
+            raise RelayError("invalid_line", f"Line {line} does not exist; lines start at 1.",
+                             "Give a line number from 1 on.")
         if path.endswith(".py") and condition:  # the file says the language; other backends judge their own
             python_source.check_condition(condition)
         if hit_condition:
@@ -175,7 +177,8 @@ class BreakpointStore:
         count = source.count("\n") + (0 if source.endswith("\n") or not source else 1)
         if bp.line > count and strict:
             raise RelayError("invalid_line", f"{os.path.basename(bp.path)} has {count} lines; line {bp.line} "
-                             "does not exist.", details={"path": bp.path, "line": bp.line, "lines": count})
+                             "does not exist.", f"Give a line from 1 to {count}.",
+                             {"path": bp.path, "line": bp.line, "lines": count})
         if bp.line not in lines:
             near = python_source.nearest(lines, bp.line)
             suggestion = f"; the nearest executable line is {near}" if near else ""

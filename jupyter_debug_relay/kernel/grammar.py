@@ -246,8 +246,10 @@ def field_arg(name: str, info: FieldInfo, positional: bool) -> Arg:
     else:
         kind = "str"
     default = None if info.is_required() else info.default
-    return Arg(name, kind, METAVARS.get(name, name.upper()), choices, positional, False, info.description or "",
-               default)
+    text = info.description or ""
+    if kind == "off" and text:  # the flag is --no-NAME: say that it turns off what the field describes
+        text = f"Turn off what is on by default: {text[0].lower()}{text[1:]}"
+    return Arg(name, kind, METAVARS.get(name, name.upper()), choices, positional, False, text, default)
 
 
 def args_of(magic: Magic) -> list[Arg]:

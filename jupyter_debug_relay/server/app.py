@@ -134,6 +134,15 @@ class Guard:
         return counted
 
 
+def _start_elsewhere(exc: RelayError, session: Any) -> RelayError:
+    """``exc``; a start into a session not made yet says how to make it over HTTP, where the path names one."""
+    if exc.code != "session_not_found" or exc.details.get("field") != "session":
+        return exc
+    body = json.dumps({"name": str(session)})
+    return RelayError(exc.code, exc.message, f"Make it first (create: POST /sessions {body}), then send this request "
+                      "again.", exc.details)
+
+
 def _too_large(cap: int) -> RelayError:
     return RelayError("too_large", f"The request body is larger than {cap} bytes (or its length is not given "
                       "right).")
@@ -201,7 +210,10 @@ class RelayApp:
         redact = self.config.redact
         if route.starts:
             options = start_options(route.op_name, args)
-            return await calls.run_start(self.relay, route.op_name, args, options.wait, options.timeout, redact)
+            try:
+                return await calls.run_start(self.relay, route.op_name, args, options.wait, options.timeout, redact)
+            except RelayError as exc:
+                raise _start_elsewhere(exc, args.get("session")) from None
         if route.waits:
             return await calls.run_waiting(self.relay, route.op_name, args, redact)
         return await calls.run(self.relay, route.op_name, args, redact)

@@ -168,15 +168,26 @@ def _told(result: dict[str, Any]) -> str:
         return breakpoint_text(from_json(Breakpoint, result["breakpoint"]))
     if "variable" in result:
         var = result["variable"]
+        if not var["value"] and not var.get("type"):  # a statement (import os, x = 5) or None: nothing to show
+            return f"{var['name']}: ran, no value to show"
         return f"{var['name']} = {var['value']}" + (f"  ({var['type']})" if var.get("type") else "")
     if "chunks" in result:
         text = "".join(c["text"] for c in result["chunks"])
         return (text[-2000:] or "(no output)") + f"\n[cursor {result['cursor']}]"
     if "session" in result and isinstance(result["session"], dict):
-        s = result["session"]
-        why = f" ({stop_reason(stop_from_json(s['stop']))})" if s["state"] == "paused" and s.get("stop") else ""
-        return f"session {s['id']} ({s['name']}): {s['state']}{why} {s['target']}".rstrip()
+        return _session_line(result["session"])
+    if isinstance(result.get("sessions"), list):
+        return "\n".join(_session_line(s) for s in result["sessions"]) or "no sessions (start one with launch)"
+    if result.keys() == {"state", "exit_code"}:  # terminate
+        return result["state"] + (f", exit code {result['exit_code']}" if result["exit_code"] is not None else "")
     return json.dumps(result)
+
+
+def _session_line(s: dict[str, Any]) -> str:
+    """``session s1 (calc): paused (breakpoint 1) /tmp/calc.py``: a session as ``sessions`` and ``status`` list it."""
+    why = f" ({stop_reason(stop_from_json(s['stop']))})" if s["state"] == "paused" and s.get("stop") else ""
+    failed = f" ({s['error'].get('code')})" if s["state"] == "failed" and s.get("error") else ""
+    return f"session {s['id']} ({s['name']}): {s['state']}{why}{failed} {s['target']}".rstrip()
 
 
 def server(relay: Any, redact: bool = True, mode: str = "lean") -> Server:

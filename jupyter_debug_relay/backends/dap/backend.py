@@ -425,11 +425,23 @@ class DapBackend(DapFeatures, Backend):
         args: dict[str, Any] = {"variablesReference": ref}
         if paged:  # a large container: page its indexed children on the adapter side
             args.update(filter="indexed", start=start, count=count)
-        answer: wire.VariablesResponse = await self.request("variables", args)
+        answer: wire.VariablesResponse = await self._on_ref(ref, "variables", args)
         items = [self._known(wire.variable(v["name"], v["value"], v), frame_id) for v in answer["variables"]]
         if paged:
             return VariablePage(items=items, start=start, total=indexed)
         return VariablePage(items=items[start : start + count], start=start, total=len(items))
+
+    async def _on_ref(self, ref: int, command: str, args: dict[str, Any]) -> Any:
+        """``command`` on variables reference ``ref``; refused for a reference this target never gave, the error names
+        the reference rather than passing on the adapter's words."""
+        try:
+            return await self.request(command, args)
+        except DapRequestError:
+            if ref in self.ref_origin:
+                raise
+            raise RelayError("invalid_request", f"There is no variables reference {ref} at this stop.",
+                             "Take ref from the scopes or variables of this stop (a ref of 0 has no children).",
+                             {"field": "ref", "ref": ref, "command": command}) from None
 
     def sent_expression(self, expression: str, context: str) -> str:
         """What an ``evaluate`` sends the adapter for ``expression`` (a subclass may rewrite it)."""
@@ -449,7 +461,7 @@ class DapBackend(DapFeatures, Backend):
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         self._need("supportsSetVariable", "setting variables")
-        answer = await self.request("setVariable", {"variablesReference": ref, "name": name, "value": value})
+        answer = await self._on_ref(ref, "setVariable", {"variablesReference": ref, "name": name, "value": value})
         return self._known(wire.variable(name, answer["value"], answer, ""), None)
 
     async def completions(self, text: str, frame_id: int | None) -> list[str]:

@@ -504,6 +504,43 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         what = f"the values in {parent.evaluate_name or parent.name!r}" if parent is not None else "the values"
         return await self._inspect(what, {"ref": ref}, self._shown(ref, start, count))
 
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        """A name of a frame's Locals or Globals set by running ``NAME = (VALUE)`` there: a value that fails says why
+        (pydevd's setVariable keeps the old value then and answers as if it had worked); other children as debugpy
+        sets them."""
+        frame_id, parent = self.ref_origin.get(ref, (None, None))
+        scope = parent.name if parent is not None and not parent.value and not parent.ref else ""
+        if frame_id is None or scope not in ("Locals", "Globals") or not name.isidentifier():
+            return await super().set_variable(ref, name, value)
+        target = name if scope == "Locals" else f"globals()[{name!r}]"
+        now = await self._assign(target, value, frame_id, value)
+        now.name = name
+        return now
+
+    async def set_expression(self, expression: str, value: str, frame_id: int | None) -> Variable:
+        """``EXPRESSION = (VALUE)`` run in the frame: a failure names its exception (pydevd's setExpression says only
+        that the assignment failed)."""
+        try:
+            ast.parse(f"{expression} = 0")
+        except SyntaxError as exc:
+            raise wire.evaluation_failed(f"{expression} = {value}", f"SyntaxError: {exc.msg}") from None
+        return await self._assign(expression, value, frame_id, f"{expression} = {value}")
+
+    async def _assign(self, target: str, value: str, frame_id: int | None, said: str) -> Variable:
+        """Run ``TARGET = (VALUE)`` in the frame as a statement, then answer TARGET's value; a failure is
+        ``evaluation_failed`` on ``said``."""
+        try:
+            ast.parse(value.strip(), mode="eval")
+        except SyntaxError as exc:
+            raise wire.evaluation_failed(said, f"SyntaxError: {exc.msg}") from None
+        try:
+            await self.evaluate(f"{target} = (\n{value.strip()}\n)", frame_id, "repl")
+        except RelayError as exc:
+            if exc.code != "evaluation_failed":
+                raise
+            raise wire.evaluation_failed(said, exc.details.get("adapter_message") or exc.message) from None
+        return await self.evaluate(target, frame_id, "watch")
+
     def sent_expression(self, expression: str, context: str) -> str:
         """A statement typed at the prompt adds no name to the frame (pydevd writes back every name it added)."""
         return (python_source.adding_no_names(expression) if context == "repl" else None) or expression
