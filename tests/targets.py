@@ -42,6 +42,20 @@ def found() -> dict[tuple[int, int], str]:
     return dict(sorted(pythons.items()))
 
 
+def python_for(minor: int) -> str:
+    """An interpreter of Python 3.``minor`` (the tests' own when it is that version), its debugpy ready; the test is
+    skipped when there is none here."""
+    import pytest
+
+    if sys.version_info[:2] == (3, minor):
+        return sys.executable
+    python = found().get((3, minor))
+    if python is None:
+        pytest.skip(f"no Python 3.{minor} found ({WHERE})")
+    prepared(python)
+    return python
+
+
 def newest_monitoring() -> str | None:
     """The newest Python 3.12+ found (pydevd traces it through ``sys.monitoring``), or None."""
     newer = [path for version, path in found().items() if version >= (3, 12)]

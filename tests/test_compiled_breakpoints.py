@@ -3,8 +3,6 @@ pydevd's own checks, and a change to the breakpoint takes effect at once."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 from conftest import line_of, wait_until
 
@@ -201,11 +199,7 @@ print("total", total)
 def test_a_step_onto_a_guarded_line_stops_there_once(relay, write, version: tuple[int, int]):
     """As in pydevd (and VS Code): a step that lands on a breakpoint's line is one stop there, whether its condition
     holds or not; the next step goes on to the line below."""
-    python = None if sys.version_info[:2] == version else targets.found().get(version)
-    if python is None and sys.version_info[:2] != version:
-        pytest.skip(f"no Python {version[0]}.{version[1]} found ({targets.WHERE})")
-    if python:
-        targets.prepared(python)
+    python = targets.python_for(version[1])
     app = write("app.py", STEP_ONTO)
     before, after = line_of(app, "# before"), line_of(app, "# after")
     relay.breakpoints.add(app, before, condition="i in (2, 3)")
@@ -230,11 +224,7 @@ def test_a_step_onto_a_guarded_line_stops_there_once(relay, write, version: tupl
 
 @pytest.mark.parametrize("version", [(3, 11), (3, 12), (3, 13)], ids=["3.11", "3.12", "3.13"])
 def test_a_step_onto_a_hit_count_counts_its_pass_and_stops_there_once(relay, write, version: tuple[int, int]):
-    python = None if sys.version_info[:2] == version else targets.found().get(version)
-    if python is None and sys.version_info[:2] != version:
-        pytest.skip(f"no Python {version[0]}.{version[1]} found ({targets.WHERE})")
-    if python:
-        targets.prepared(python)
+    python = targets.python_for(version[1])
     app = write("app.py", STEP_ONTO)
     relay.breakpoints.add(app, line_of(app, "# before"), condition="i == 2")
     guarded = relay.breakpoints.add(app, line_of(app, "# guarded"), hit_condition="== 3")  # the pass of i == 2

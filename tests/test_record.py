@@ -4,7 +4,6 @@ magics and by an editor's step back over DAP."""
 
 from __future__ import annotations
 
-import sys
 import time
 
 import pytest
@@ -31,16 +30,6 @@ print("average", result)  # stop: the wrong result
 """
 
 
-def _python(minor: int) -> str:
-    if sys.version_info[:2] == (3, minor):
-        return sys.executable  # the tests' own Python is not among targets.found()
-    python = targets.found().get((3, minor))
-    if python is None:
-        pytest.skip(f"no Python 3.{minor} found ({targets.WHERE})")
-    targets.prepared(python)
-    return python
-
-
 @pytest.fixture(scope="module")
 def shared_kernel(tmp_path_factory):
     """One kernel for the module's magics tests (each test ends its own sessions)."""
@@ -56,7 +45,7 @@ def shared_kernel(tmp_path_factory):
 @pytest.mark.parametrize("minor", [11, 12, 13])
 def test_the_magics_step_back_from_the_wrong_result_to_the_line_that_made_it(shared_kernel, minor):
     k = shared_kernel
-    python = _python(minor)
+    python = targets.python_for(minor)
     app = str(k.folder / "app.py")
     stop = line_of(app, "# stop")
     k.magic("%bp clear")
@@ -122,7 +111,7 @@ def test_the_magics_step_back_from_the_wrong_result_to_the_line_that_made_it(sha
 
 def test_a_311_target_records_functions_and_refuses_module_lines_with_a_hint(shared_kernel):
     k = shared_kernel
-    python = _python(11)
+    python = targets.python_for(11)
     k.magic("%bp clear")
     assert "paused" in k.magic(f"%dbg launch --python {python} --stop-on-entry app.py").text
     refused = k.magic("%dbg record app.py:12-13").text
@@ -138,7 +127,7 @@ def test_a_311_target_records_functions_and_refuses_module_lines_with_a_hint(sha
 @pytest.mark.parametrize("minor", [12, 13])
 def test_module_lines_are_recorded_through_sys_monitoring_and_the_answer_says_so(shared_kernel, minor):
     k = shared_kernel
-    python = _python(minor)
+    python = targets.python_for(minor)
     k.magic("%bp clear")
     k.magic(f"%bp app.py:{line_of(str(k.folder / 'app.py'), '# stop')}")
     assert "paused" in k.magic(f"%dbg launch --python {python} --stop-on-entry app.py").text
@@ -172,7 +161,7 @@ print("done")  # stop
 
 
 def test_record_while_running_pauses_installs_and_runs_on(relay, write):
-    python = _python(13)
+    python = targets.python_for(13)
     app = write("loop.py", RUNNING)
     session = relay.launch(app, python=python)
     time.sleep(0.3)
@@ -197,7 +186,7 @@ def vscode(request):
 
 
 def test_an_editor_steps_back_and_reverse_continues_over_dap(relay, write, vscode):
-    python = _python(12)
+    python = targets.python_for(12)
     app = write("app.py", PROGRAM)
     relay.breakpoints.add(app, line_of(app, "# stop"))
     session = relay.launch(app, python=python, stop_on_entry=True)
@@ -218,7 +207,6 @@ def test_an_editor_steps_back_and_reverse_continues_over_dap(relay, write, vscod
 
 from tests.test_dapserver import vscode_client  # noqa: E402,F401 - the DAP test client fixture, shared
 
-
 TWICE = """
 def scale(values, factor):
     out = []
@@ -235,7 +223,7 @@ for factor in (2, 3, 4):
 @pytest.mark.parametrize("minor", [11, 12, 13])
 def test_a_breakpoint_in_a_recorded_function_still_stops_while_recording_and_after_it(shared_kernel, minor):
     k = shared_kernel
-    python = _python(minor)
+    python = targets.python_for(minor)
     (k.folder / "twice.py").write_text(TWICE.lstrip("\n"))
     stop = line_of(str(k.folder / "twice.py"), "# stop")
     k.magic("%bp clear")

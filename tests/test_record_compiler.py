@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -125,12 +124,7 @@ def _run(python: str, tmp_path, scenario: str) -> dict:
 
 @pytest.fixture(params=[11, 12, 13])
 def python(request) -> str:
-    if sys.version_info[:2] == (3, request.param):
-        return sys.executable
-    found = targets.found().get((3, request.param))
-    if found is None:
-        pytest.skip(f"no Python 3.{request.param} found")
-    return found
+    return targets.python_for(request.param)
 
 
 def test_a_recorded_function_does_what_it_did_and_tells_each_line(python, tmp_path):
