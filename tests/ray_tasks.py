@@ -1,5 +1,7 @@
 """Ray tasks and an actor the Ray tests debug: each marks the line a session should stop on."""
 
+import time
+
 import ray
 
 
@@ -27,6 +29,12 @@ def triple(x):
 @ray.remote
 def hang():
     breakpoint()  # killed here
+    return 0
+
+
+@ray.remote
+def nap():
+    time.sleep(600)  # killed here
     return 0
 
 

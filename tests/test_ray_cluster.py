@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -197,3 +200,116 @@ def test_a_notebook_breakpoint_stops_a_task_that_has_no_breakpoint_call(joining)
         time.sleep(0.5)
     assert "ray-worker:" in listed, listed  # that worker joined too, and is running: not listed as paused
     assert len(k.magic("%debug_session ray").text.splitlines()) == 1
+
+
+OTHER_DRIVER = """\
+import sys
+import ray, ray_tasks
+from jupyter_debug_relay import ray_runtime_env
+
+ray.init(address="auto", runtime_env={**ray_runtime_env(), "working_dir": "."}, logging_level="ERROR",
+         log_to_driver=False)
+try:
+    ray.get(ray_tasks.fail.options(max_retries=0).remote(7), timeout=240)
+except ValueError as exc:
+    print("failed:", str(exc).splitlines()[-1], flush=True)
+sys.stdin.read()  # the driver, and so its job's workers, live on until the test closes its stdin
+"""
+
+
+def said(proc: subprocess.Popen[str], timeout: float) -> str:
+    """The next line ``proc`` prints, waited for ``timeout`` s at most."""
+    assert select.select([proc.stdout], [], [], timeout)[0], f"no line from the other driver in {timeout:g} s"
+    return proc.stdout.readline().strip()
+
+
+@pytest.fixture
+def other_driver(cluster, tmp_path):
+    """Another driver (a script) whose job, started with ``ray_runtime_env()``, has a task that raises."""
+    folder = tmp_path / "other"
+    folder.mkdir()
+    shutil.copy(TASKS, folder / "ray_tasks.py")
+    (folder / "driver.py").write_text(OTHER_DRIVER)
+    proc = subprocess.Popen([sys.executable, "driver.py"], cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        yield proc
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+@pytest.fixture
+def notebook(cluster, tmp_path):
+    """A kernel with the relay loaded that is no Ray driver yet; its job, once it has one, ends with the test."""
+    from tests.kernels import Kernel
+
+    shutil.copy(TASKS, tmp_path / "ray_tasks.py")
+    k = Kernel("python3", cwd=str(tmp_path))
+    k.magic("%load_ext jupyter_debug_relay")
+    yield k
+    k.run("import ray; ray.shutdown()", timeout=60)
+    k.close()
+
+
+def stopped_row(k, name: str, timeout: float) -> list[str]:
+    """The row of ``%debug_session ray`` whose task is ``name``, once there (``timeout`` s at most)."""
+    deadline = time.monotonic() + timeout
+    while f" {name} " not in (rows := k.magic("%debug_session ray").text) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert f" {name} " in rows, f"{name} did not stop in {timeout:g} s: {rows}\n{k.magic('%debug_session list').text}"
+    return next(r.split() for r in rows.splitlines()[1:] if f" {name} " in r)
+
+
+def test_a_notebook_breakpoint_stops_the_notebooks_job_after_another_drivers_post_mortem(notebook, other_driver):
+    k = notebook
+    row = next(r.split() for r in paused(k, 1).splitlines()[1:] if r.split()[6] == "-")
+    assert row[2] == "fail", row
+    k.magic(f"%debug_session ray attach {row[0]}", timeout=90)
+    stop = k.magic(f"%debug_session wait --session fail:{row[5]}").text
+    assert "ValueError" in stop and "bad ratio 3.5" in stop, stop
+    k.magic(f"%debug_session continue --session fail:{row[5]} --no-wait")
+    assert said(other_driver, 60) == "failed: ValueError: bad ratio 3.5"
+    k.magic("import ray, ray_tasks\nfrom jupyter_debug_relay import ray_runtime_env\n"
+            "ray.init(address='auto', runtime_env={**ray_runtime_env(), 'working_dir': '.'}, logging_level='ERROR', "
+            "log_to_driver=False)", timeout=120)
+    line = line_of(str(TASKS), "notebook breakpoint here")
+    k.magic(f"%bp ray_tasks.py:{line}")
+    k.magic("%debug_session ray --join")
+    k.magic("tripled = ray_tasks.triple.options(runtime_env=ray_runtime_env(join_wait=60)).remote(5)")
+    row = stopped_row(k, "triple", 60)
+    assert row[6].startswith("triple:") and row[7].endswith(f"ray_tasks.py:{line}"), row
+    k.magic(f"%debug_session continue --session {row[6]} --no-wait")
+    assert k.magic("ray.get(tripled, timeout=60)", timeout=90).text == "16"
+
+
+def test_a_reused_worker_that_dies_is_named_after_the_task_it_ran_then(joining):
+    k = joining
+    line = line_of(str(TASKS), "notebook breakpoint here")
+    k.magic(f"%bp ray_tasks.py:{line}")
+    k.magic("%debug_session ray --join")
+    k.magic("env = ray_runtime_env(post_mortem=False, join_wait=60)\n"
+            "tripled = ray_tasks.triple.options(runtime_env=env).remote(5)")
+    row = stopped_row(k, "triple", 120)
+    k.magic(f"%debug_session continue --session {row[6]} --no-wait")
+    assert k.magic("ray.get(tripled, timeout=60)", timeout=90).text == "16"
+    k.magic("%bp clear")
+    k.magic("napping = ray_tasks.nap.options(runtime_env=env, max_retries=0).remote()")  # the same worker, reused
+    deadline = time.monotonic() + 60
+    while (pids := k.magic("from ray.util import state\n[t.worker_pid for t in state.list_tasks(filters=["
+                           "('name', '=', 'nap'), ('state', '=', 'RUNNING')], detail=True)]").text) == "[]" \
+            and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert pids == f"[{row[5]}]", (pids, row)
+    os.kill(int(row[5]), 9)
+    deadline = time.monotonic() + 60
+    while "The Ray worker" not in (status := k.magic(f"%debug_session status --session {row[6]}").text) \
+            and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert f"The Ray worker {row[5]} running nap ended" in status, status
+    failed = k.run("ray.get(napping, timeout=60)", timeout=90)
+    assert failed.error is not None and "died" in failed.error["evalue"].lower()

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import Field, StrictBool, StrictStr
 
 from ..backends.ray.backend import worker
-from ..backends.ray.cluster import NO_TASK, RayTask, listening, pick, worker_end
+from ..backends.ray.cluster import NO_TASK, RayTask, last_task, listening, pick, worker_end
 from ..engine.manager import SessionManager
 from ..engine.session import Session
 from ..errors import RelayError
@@ -142,8 +142,9 @@ async def _look(manager: SessionManager, address: str, timeout: float, tasks: bo
 
 async def _say_why(manager: SessionManager, session: Session, task: RayTask, address: str) -> None:
     """Put on an ended session why its worker went away, as Ray tells it (killed, its node lost, ...)."""
-    why = await asyncio.to_thread(worker_end, address, task.worker_id)
-    session.error = RelayError("target_exited", f"The Ray worker {task.pid} running {task.name} ended: {why}.",
+    why, ran = await asyncio.gather(asyncio.to_thread(worker_end, address, task.worker_id),
+                                    asyncio.to_thread(last_task, address, task.worker_id))
+    session.error = RelayError("target_exited", f"The Ray worker {task.pid} running {ran or task.name} ended: {why}.",
                                "Its task fails in the driver (ray.get raises); run it again to debug it.",
                                {"worker_id": task.worker_id, "pid": task.pid})
     session.backend.end_error = session.error  # what a wait on the session answers

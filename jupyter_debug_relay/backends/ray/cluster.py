@@ -64,6 +64,10 @@ def _current(tasks: list) -> dict[str, object]:
     return current
 
 
+def _task_name(task: object) -> str:
+    return getattr(task, "name", None) or getattr(task, "func_or_class_name", None) or "ray task"
+
+
 def listening(address: str | None = "auto", timeout: float = 10, tasks: bool = True) -> list[RayTask]:
     """The live workers of the cluster at ``address`` that listen with debugpy, oldest first, each with its task.
 
@@ -88,8 +92,7 @@ def listening(address: str | None = "auto", timeout: float = 10, tasks: bool = T
     found = []
     for w in sorted(workers, key=lambda w: w.start_time_ms or 0):
         task = by_worker.get(w.worker_id)
-        name = (getattr(task, "name", None) or getattr(task, "func_or_class_name", None) or "ray task") \
-            if task else NO_TASK
+        name = _task_name(task) if task else NO_TASK
         found.append(RayTask(
             id=w.worker_id[:12], worker_id=w.worker_id, name=name,
             kind="actor" if task is not None and getattr(task, "actor_id", None) else "task",
@@ -110,6 +113,21 @@ def worker_end(address: str | None, worker_id: str, timeout: float = 5) -> str:
     said = [str(part).split(". ")[0].strip().rstrip(".") for part in (found[0].exit_type, found[0].exit_detail)
             if part]
     return ", ".join(said) or "the cluster gives no reason"
+
+
+def last_task(address: str | None, worker_id: str, timeout: float = 5) -> str | None:
+    """The name of the task a worker started last, as the cluster's task table has it (None if it has none).
+
+    What a worker ran when it died: a worker runs one task after another, so the one seen when it last paused may
+    have ended long before.
+    """
+    try:
+        tasks = _state().list_tasks(address=_address(address), filters=[("worker_id", "=", worker_id)], detail=True,
+                                    timeout=int(max(timeout, 1)), raise_on_missing_output=False)
+    except Exception:  # the cluster itself may be gone with the worker
+        return None
+    task = _current(tasks).get(worker_id)
+    return _task_name(task) if task is not None else None
 
 
 def pick(tasks: list[RayTask], key: str) -> RayTask:
