@@ -6,6 +6,7 @@ seeing the tests' environment for the rest, its targets on the virtualenv's Pyth
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -48,8 +49,12 @@ def newest_on_the_index() -> str:
 
 def kernel_environment(version: str) -> Path:
     """The Python of a virtualenv whose own debugpy is ``version`` and which sees this environment's packages after
-    its own (as a kernel's environment holding that debugpy would), made once and kept."""
-    folder = Path(lending.cache_root()) / "test-debugpy" / f"{version}-py{sys.version_info[0]}{sys.version_info[1]}"
+    its own (as a kernel's environment holding that debugpy would), made once per environment and kept (another
+    checkout's environment gets its own: the .pth names this one's packages)."""
+    ours = sysconfig.get_paths()["purelib"]  # its .pth files (the project's editable install) are read too
+    which = hashlib.sha256(ours.encode()).hexdigest()[:10]
+    python_version = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    folder = Path(lending.cache_root()) / "test-debugpy" / f"{version}-{python_version}-{which}"
     python = folder / "bin" / "python"
     if not (folder / ".made").is_file():
         scratch = folder.with_name(folder.name + f".{os.getpid()}")
@@ -62,7 +67,6 @@ def kernel_environment(version: str) -> Path:
         if done.returncode != 0:
             shutil.rmtree(scratch, ignore_errors=True)
             pytest.skip(f"pip could not get debugpy {version}: {done.stderr.strip()[-300:]}")
-        ours = sysconfig.get_paths()["purelib"]  # its .pth files (the project's editable install) are read too
         (site / "zz_tests_environment.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
         (scratch / ".made").touch()
         shutil.rmtree(folder, ignore_errors=True)
