@@ -199,3 +199,12 @@ def test_a_decorated_function_a_generator_and_a_method_are_recorded_and_a_closur
         assert out["inner"]["error"] == "unsupported" and "made anew at each call" in out["inner"]["why"]
     else:
         assert out["inner"]["how"] == "sys.monitoring" and "made anew at each call" in out["inner"]["why"]
+
+
+def test_a_target_older_than_311_answers_unsupported_saying_why(tmp_path):
+    out = _run(targets.python_for(10), tmp_path, """
+        out["answer"] = record("grow")
+    """)
+    assert out["answer"] == {"error": "unsupported", "version": out["answer"]["version"],
+                             "why": "recording needs Python 3.11 or newer in the target"}
+    assert out["answer"]["version"][:2] == [3, 10]

@@ -30,7 +30,7 @@ GUARDS = "__jupyter_debug_relay__"  # what a breakpoint's guard, compiled in by 
 NO_LINE = -1  # where the compiler gives an instruction the line before it: no new line event
 SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete, ast.Pass, ast.Import, ast.ImportFrom,
           ast.Assert, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-BEFORE = (ast.If, ast.Raise, ast.Break, ast.Continue, ast.Match)  # recorded as they start (nothing stored yet)
+BEFORE = (ast.If, ast.Raise, ast.Break, ast.Continue, getattr(ast, "Match", ast.If))  # recorded as they start
 IN_PLACE = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom)  # other code runs: a loaded value may change in place
 NESTED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.FunctionDef,
           ast.AsyncFunctionDef, ast.ClassDef)

@@ -604,6 +604,9 @@ def call(action: str, args_json: str) -> str:
 def _record(kind: str, cap: int, max_chars: int, name: str = "", path: str = "", first: int = 0,
             last: int = 0) -> dict:
     global recorder
+    if sys.version_info < (3, 11):
+        return {"error": "unsupported", "version": list(sys.version_info[:3]),
+                "why": "recording needs Python 3.11 or newer in the target"}
     if kind == "function":
         codes = _function(name)
         ranges = [None] * len(codes)
