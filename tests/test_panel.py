@@ -410,9 +410,48 @@ def test_the_tasks_view_draws_the_tree_when_opened_and_again_at_the_next_stop(re
     assert panel.tasks.lines[0] == "event loop 0 (on thread MainThread): 4 tasks"
     shown = short_path(path)
     assert f"    ├── producer (pending) at {shown}:{lines['producer']} in produce() — stopped here" in panel.tasks.lines
-    assert "producer (pending)" in panel.tasks._tree.value
+    assert "producer (pending)" in panel.tasks._text.value
     relay.breakpoints.clear()
     panel.toolbar.buttons["Continue"].click()
     wait_until(lambda: "terminated" in panel.status.text, what="the end")
     wait_until(lambda: panel.tasks.lines == [], what="the tree cleared")
-    assert "tasks show at a stop" in panel.tasks._tree.value
+    assert "tasks show at a stop" in panel.tasks._text.value
+
+
+def test_the_history_view_steps_back_through_a_recorded_function_and_forward_to_the_live_stop(relay, write, panels):
+    from tests.test_record import PROGRAM  # the recorded function of the magics' test
+
+    path = write("average.py", PROGRAM)
+    relay.breakpoints.add(path, line_of(path, "result = average"))
+    session = relay.launch(path)
+    session.wait_for_stop(30)
+    session.record("average")
+    relay.breakpoints.clear()
+    relay.breakpoints.add(path, line_of(path, "# stop"))
+    session.continue_(timeout=30)
+    panel = DebuggerPanel(session)
+    panels(panel)
+    wait_until(lambda: "paused" in panel.status.text, what="the panel to show the stop")
+    panel.history._toggle.value = True
+    wait_until(lambda: panel.history.lines, what="the recorded states")
+    assert panel.history.lines[0].startswith("recording average (")
+    assert any("count -= 1  # the bug: one too few   [count = 2]" in line for line in panel.history.lines)
+    assert panel.history.lines[-1] == "  (live stop)"
+    panel.history.back.click()
+    returns = line_of(path, "return mean")
+    wait_until(lambda: panel.stack.frames == [f"average (recorded state 16 of 16) — average.py:{returns}"],
+               what="the last recorded state in the call stack")
+    wait_until(lambda: any(line.startswith("> #16 ") for line in panel.history.lines), what="the state marked")
+    panel.history.back.click()
+    panel.history.back.click()
+    wait_until(lambda: "recorded state 14 of 16" in panel.stack.frames[0], what="two states further back")
+    wait_until(lambda: {n.name: n.value for n in first_scope(panel).nodes}.get("count") == "2",
+               what="the recorded locals")
+    for _ in range(3):
+        panel.history.forward.click()
+    wait_until(lambda: panel.history.lines and panel.history.lines[-1] == "  (live stop)", what="the live stop")
+    wait_until(lambda: panel.stack.frames and panel.stack.frames[0].startswith("<module>()"),
+               what="the live frame again")
+    relay.breakpoints.clear()
+    panel.toolbar.buttons["Continue"].click()
+    wait_until(lambda: "terminated" in panel.status.text, what="the end")

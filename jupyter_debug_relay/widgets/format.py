@@ -8,7 +8,7 @@ import os
 import ipywidgets as widgets
 
 from ..model import Frame, SessionInfo, StopInfo
-from ..text import state_text, where_text
+from ..text import called, state_text, where_text
 
 MONO = "font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 12px);"
 
@@ -40,7 +40,7 @@ def file_name(path: str | None) -> str:
 
 def frame_label(frame: Frame) -> str:
     """``compute() — app.py:12``, or ``clone() — native code`` for a frame with no source."""
-    return f"{frame.name}() — " + ("native code" if frame.native else f"{file_name(frame.path)}:{frame.line}")
+    return f"{called(frame.name)} — " + ("native code" if frame.native else f"{file_name(frame.path)}:{frame.line}")
 
 
 def stop_sentence(stop: StopInfo) -> str:

@@ -16,11 +16,12 @@ from ..facade.events import Event
 from ..facade.handles import SessionHandle
 from ..facade.relay import Relay
 from ..model import Breakpoint, Frame, Thread, as_dict
-from ..text import tasks_lines, warnings_line
+from ..text import history_lines, tasks_lines, warnings_line
 from .breakpoints import BreakpointList
 from .evaluate import EvaluateBox
 from .flows import FlowsView
 from .format import status_sentence
+from .history import HistoryView
 from .lifecycle import close_children
 from .output import OutputView
 from .source import SourceView
@@ -28,6 +29,7 @@ from .stack import CallStack
 from .status import StatusLine
 from .tasks import TasksView
 from .timeline import TimelineView
+from .toggled_lines import ToggledLines
 from .toolbar import Toolbar
 from .variable_node import VariableNode
 from .variables import VariablesTree
@@ -47,8 +49,11 @@ STALE = {
     "output": ("output",),
     "dropped": ("output",),
     "raw": ("timeline",),
+    "record": ("stop",),
+    "history": ("stop",),  # a recorded state shown (here, or by another front end): stack and variables are its
 }
 ENDED = ("terminated", "failed")
+HISTORY_SHOWN = 12  # the last recorded states the History view lists
 
 
 def _same_file(a: str | None, b: str | None) -> bool:
@@ -114,12 +119,14 @@ class DebuggerPanel(widgets.VBox):
         self.evaluate = EvaluateBox(self._evaluate)
         self.breakpoints = BreakpointList(self._enable_breakpoint, self._remove_breakpoint)
         self.tasks = TasksView(lambda: self._post(self._show_tasks))
+        self.history = HistoryView(lambda: self._post(self._show_history), lambda n: self._post(lambda: self._move(n)))
         self.output = OutputView()
         self.flows = FlowsView()
         self.timeline = TimelineView()
         self._mycel = widgets.VBox([self.flows, self.timeline], layout=widgets.Layout(display="none"))
         left = widgets.VBox([self.source, self.output, self._mycel], layout=widgets.Layout(flex="3", min_width="0"))
-        right = widgets.VBox([self.stack, self.variables, self.watch, self.evaluate, self.breakpoints, self.tasks],
+        right = widgets.VBox([self.stack, self.variables, self.watch, self.evaluate, self.breakpoints, self.tasks,
+                               self.history],
                              layout=widgets.Layout(flex="2", min_width="0", margin="0 0 0 12px"))
         super().__init__([self.toolbar, self.status, widgets.HBox([left, right])])
         self.add_class("jdr-panel")
@@ -221,25 +228,49 @@ class DebuggerPanel(widgets.VBox):
             self.source.current_line = 0
             if info.state in ENDED:  # a running target keeps the last stop's watch values; an ended one has none
                 self.watch.values = {}
-            self.tasks.clear(f"the program is {info.state}: tasks show at a stop")
+            for view, what in ((self.tasks, "tasks"), (self.history, "the recorded states")):
+                view.clear(f"the program is {info.state}: {what} show at a stop")
         else:
             self._thread_id = info.stop.thread_id
             self._show_thread(info.stop.thread_id, session.threads())
             if self.tasks.opened:
                 self._show_tasks()
+            if self.history.opened:
+                self._show_history()
         self.status.warning = warnings_line(info.warnings)
         self.status.text = status_sentence(info)  # last: what it says is on screen by then
 
     def _show_tasks(self) -> None:
         """The tasks tree of the stop (read only while the Tasks view is open: it costs an evaluate)."""
+        self._show_lines(self.tasks, lambda session: tasks_lines(as_dict(session.tasks())), "tasks")
+
+    def _show_history(self) -> None:
+        """The last recorded states (read only while the History view is open)."""
+        self._show_lines(self.history, lambda session: history_lines(as_dict(session.history(count=HISTORY_SHOWN))),
+                         "the recorded states")
+
+    def _show_lines(self, view: ToggledLines, read: Callable[[SessionHandle], list[str]], what: str) -> None:
         session = self._session
         if session is None or session.info().state != "paused":
-            self.tasks.clear("tasks show at a stop")
+            view.clear(f"{what} show at a stop")
             return
         try:
-            self.tasks.lines = tasks_lines(as_dict(session.tasks()))
+            view.lines = read(session)
         except RelayError as exc:
-            self.tasks.clear(exc.message)
+            view.clear(exc.message + (f" {exc.hint}" if exc.hint else ""))
+
+    def _move(self, steps: int) -> None:
+        """Show the recorded state ``steps`` back (negative: forward); the stop's views then show that state."""
+        session = self._require_session()
+        try:
+            if steps > 0:
+                session.back(steps)
+            else:
+                session.forward(-steps)
+        except RelayError as exc:
+            self.status.show_error(exc)
+            return
+        self._refresh_stop()
 
     def _show_thread(self, thread_id: int, threads: list[Thread] | None = None) -> None:
         session = self._require_session()

@@ -4,40 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import ipywidgets as widgets
-from traitlets import Bool, List, Unicode, observe
-
-from .format import MONO, esc
+from .toggled_lines import ToggledLines
 
 
-class TasksView(widgets.VBox):
-    """``lines`` (``text.tasks_lines`` of a ``tasks`` answer) under a toggle; ``wanted`` asks for them again."""
-
-    opened = Bool(False)
-    lines = List()  # of str, one per row of the tree
-    note = Unicode("")  # what stands instead of the tree (not paused, a backend without tasks, an error)
+class TasksView(ToggledLines):
+    """``lines``: ``text.tasks_lines`` of a ``tasks`` answer; ``wanted`` asks for them again."""
 
     def __init__(self, wanted: Callable[[], None]) -> None:
-        self._wanted = wanted
-        self._toggle = widgets.ToggleButton(description="Tasks", icon="sitemap", tooltip="asyncio tasks at this stop",
-                                            layout=widgets.Layout(width="auto"))
-        self._tree = widgets.HTML(layout=widgets.Layout(display="none"))
-        super().__init__([self._toggle, self._tree])
+        super().__init__("Tasks", "sitemap", "asyncio tasks at this stop", wanted)
         self.add_class("jdr-tasks")
-        self._toggle.observe(self._toggled, "value")
-
-    def _toggled(self, change: dict) -> None:
-        self.opened = bool(change["new"])
-        self._tree.layout.display = "block" if self.opened else "none"
-        if self.opened:
-            self._wanted()
-
-    def clear(self, note: str = "") -> None:
-        self.lines, self.note = [], note
-
-    @observe("lines", "note")
-    def _render(self, change: object = None) -> None:
-        if not self.lines:
-            self._tree.value = f"<span style='color:#666'>{esc(self.note or 'no asyncio tasks')}</span>"
-            return
-        self._tree.value = f"<pre style='{MONO} margin:0'>{esc(chr(10).join(self.lines))}</pre>"
+        self.note = "no asyncio tasks"
