@@ -236,3 +236,64 @@ def test_a_step_onto_a_hit_count_counts_its_pass_and_stops_there_once(relay, wri
     assert session.continue_(timeout=30) is None  # the third pass was the step's: counted, and not stopped at again
     assert "total 21" in session.output().text
 
+
+@pytest.mark.parametrize("version", [(3, 12), (3, 13)], ids=["3.12", "3.13"])
+def test_a_step_onto_a_watched_line_stops_there_once(relay, write, version: tuple[int, int]):
+    """A condition set while its code runs (3.12+: a callback of its line) is one stop with a step that lands there,
+    whether it holds or not, and a step from its own stop goes on to the line below."""
+    python = targets.python_for(version[1])
+    app = write("app.py", STEP_ONTO)
+    before, after = line_of(app, "# before"), line_of(app, "# after")
+    relay.breakpoints.add(app, before, condition="i in (2, 3)")
+    session = relay.launch(app, python=python)
+    assert session.wait_for_stop(30).frame.line == before
+    guarded = relay.breakpoints.add(app, line_of(app, "# guarded"), condition="i in (2, 4)")
+    assert session.evaluate(WATCHES).value == "1"
+    for i in ("2", "3"):  # the condition holds at the step's pass (2), then not (3)
+        if i == "3":
+            assert session.continue_(timeout=30).frame.line == before
+        assert session.next(timeout=30).frame.line == guarded.line
+        assert session.evaluate("i").value == i
+        stop = session.next(timeout=30)
+        assert (stop.frame.line, session.evaluate("i").value) == (after, i)
+    stop = session.continue_(timeout=30)  # no step: the watch's own stop, once
+    assert (stop.reason, stop.frame.line, session.evaluate("i").value) == ("breakpoint", guarded.line, "4")
+    stop = session.next(timeout=30)
+    assert (stop.frame.line, session.evaluate("i").value) == (after, "4")
+    assert session.continue_(timeout=30) is None
+    assert "total 21" in session.output().text
+
+
+@pytest.mark.parametrize("version", [(3, 12), (3, 13)], ids=["3.12", "3.13"])
+def test_a_step_onto_a_watched_hit_count_counts_its_pass_and_stops_there_once(relay, write,
+                                                                              version: tuple[int, int]):
+    python = targets.python_for(version[1])
+    app = write("app.py", STEP_ONTO)
+    relay.breakpoints.add(app, line_of(app, "# before"), condition="i == 2")
+    session = relay.launch(app, python=python)
+    assert session.wait_for_stop(30).frame.line == line_of(app, "# before")
+    guarded = relay.breakpoints.add(app, line_of(app, "# guarded"), hit_condition="== 1")  # counted from now on
+    assert session.next(timeout=30).frame.line == guarded.line
+    stop = session.next(timeout=30)
+    assert (stop.frame.line, session.evaluate("i").value) == (line_of(app, "# after"), "2")
+    assert session.continue_(timeout=30) is None  # the first pass was the step's: counted, and not stopped at again
+    assert "total 21" in session.output().text
+
+
+@pytest.mark.parametrize("version", [(3, 12), (3, 13)], ids=["3.12", "3.13"])
+def test_a_step_from_a_watched_stop_goes_on_to_the_line_below(relay, write, version: tuple[int, int]):
+    """pydevd's own callback of the same LINE event comes after the watch's: the step asked at the watch's stop does
+    not stop there again."""
+    python = targets.python_for(version[1])
+    app = write("app.py", STEP_ONTO)
+    relay.breakpoints.add(app, line_of(app, "# before"), condition="i == 1")
+    session = relay.launch(app, python=python)
+    assert session.wait_for_stop(30).frame.line == line_of(app, "# before")
+    guarded = relay.breakpoints.add(app, line_of(app, "# guarded"), condition="i in (1, 4)")
+    stop = session.continue_(timeout=30)  # the first pass since the stop: pydevd's callback of that line is on
+    assert (stop.reason, stop.frame.line, session.evaluate("i").value) == ("breakpoint", guarded.line, "1")
+    stop = session.next(timeout=30)
+    assert (stop.frame.line, session.evaluate("i").value) == (line_of(app, "# after"), "1")
+    stop = session.continue_(timeout=30)
+    assert (stop.reason, stop.frame.line, session.evaluate("i").value) == ("breakpoint", guarded.line, "4")
+    assert session.continue_(timeout=30) is None

@@ -254,9 +254,14 @@ class Stops:
             frame.f_trace = _past_the_guard(frame.f_trace, frame.f_lineno, frame.f_lasti)
 
     def log(self, message: object) -> None:
-        """A log point's message, as pydevd prints it."""
+        """A log point's message, as pydevd prints it, after what the program wrote before it."""
         py_db = self.pydevd.get_global_debugger()
         if py_db is not None and message is not None and str(message):
+            for stream in (sys.stdout, sys.stderr):  # the relay reads the program's pipes beside this message
+                try:
+                    stream.flush()
+                except Exception:  # noqa: BLE001, S110 - None, closed or the program's own: its output as it is
+                    pass
             py_db.writer.add_command(py_db.cmd_factory.make_io_message(f"{message}{os.linesep}", "1"))
 
     def condition_failed(self, frame, bp, error: BaseException, in_callback: bool = False) -> None:  # noqa: ANN001

@@ -252,11 +252,15 @@ FEATURES = (
         "(11-16 us each: a loop of one second takes half a minute)", pythons=((3, 11), None)),
     Feature(
         "watched_breakpoints", "watched_breakpoints", "pydevd",
-        {"pydevd": ("PyDB().breakpoints", "PyDB().file_to_id_to_line_breakpoint"),
+        {"pydevd": ("PyDB().breakpoints", "PyDB().file_to_id_to_line_breakpoint",
+                    "PyDB.set_suspend(self, thread, stop_reason)",
+                    "PyDB.do_wait_suspend(self, thread, frame, event, arg)"),
          "_pydevd_bundle.pydevd_breakpoints": ("LineBreakpoint().line",),
+         "_pydevd_bundle.pydevd_additional_thread_info": ("set_additional_thread_info",
+                                                          "PyDBAdditionalThreadInfo().pydev_step_cmd"),
          "pydevd_file_utils": ("canonical_normalized_path(filename)",)},
         "A condition, hit count or log message set on code already running is checked by a callback of its one "
-        "line, compiled once; only a true test calls the debugger.",
+        "line, compiled once; only a true test calls the debugger (a step that lands there stops once).",
         "a breakpoint with a condition, a hit count or a log message set while its code runs calls the debugger at "
         "every pass of its line (11-16 us each)", pythons=((3, 12), None), needs=("compiled_breakpoints",)),
     Feature(

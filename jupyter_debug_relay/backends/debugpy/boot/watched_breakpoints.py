@@ -10,14 +10,21 @@ test as pydevd does (the hit count first, then the condition, in the frame's sco
 says a condition's failure through ``compiled_breakpoints.Stops``, inside the callback as pydevd stops inside its
 own. A breakpoint changed again or removed is dropped at once; one whose file has no code loaded yet is pydevd's
 until its file is read (then a guard holds it).
+The guards' tool is called before pydevd's for the same LINE event: a thread that goes on from a watch's stop with a
+step (one that landed there, or one asked at the stop) would meet pydevd's callback of that same event, which would
+stop it again at the same line; that one stop of pydevd's is skipped (``ONE_STOP``), as a step that lands on a line
+of pydevd's own breakpoint stops there once.
 """
 
 import gc
 import itertools
 import sys
+import threading
 
 WATCHES: dict = {}  # (canonical file, line, the breakpoint's parts) -> Watch, kept while its breakpoint is so
 BY_LOCATION: dict = {}  # (code, line) -> the Watch its LINE events are for
+ONE_STOP: dict = {}  # thread ident -> (frame, offset) of the LINE event a watch stopped it at, then a step went on
+SKIPPING: set = set()  # idents of the threads whose stop pydevd is starting now is that event's second
 
 
 class Watch:
@@ -143,7 +150,44 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
         if started:
             monitoring.restart_events()  # a location of this code answered DISABLE before: it calls back again
 
+    pydevd = change.module("pydevd")
+    set_info = change.module("_pydevd_bundle.pydevd_additional_thread_info").set_additional_thread_info
+    suspend, wait = pydevd.PyDB.set_suspend, pydevd.PyDB.do_wait_suspend
+    get_ident = threading.get_ident
+
+    def second_stop(thread, stop_reason) -> bool:  # noqa: ANN001 - a threading.Thread, pydevd's stop reason
+        """Whether pydevd ends a step of ``thread`` (its own) at the LINE event a watch has just stopped it at."""
+        ident = get_ident()
+        if thread.ident != ident or stop_reason not in compiled.STEPS:
+            return False
+        frame, offset = ONE_STOP.pop(ident, (None, None))
+        caller = getframe(2)
+        for _ in range(8):  # pydevd's own frames (its pure-Python tracer, wrappers of its callbacks) lie between
+            if caller is None or caller is frame:
+                break
+            caller = caller.f_back
+        return frame is not None and caller is frame and frame.f_lasti == offset
+
+    def set_suspend(self, thread, stop_reason, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - pydevd's
+        if ONE_STOP and second_stop(thread, stop_reason):
+            SKIPPING.add(thread.ident)
+            return None
+        return suspend(self, thread, stop_reason, *args, **kwargs)
+
+    def do_wait_suspend(self, thread, frame, event, arg, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if SKIPPING and thread.ident in SKIPPING:
+            SKIPPING.discard(thread.ident)
+            return None  # the step goes on: it stops at the next line
+        watched = thread.ident in compiled.STOPPING and (frame.f_code, frame.f_lineno) in BY_LOCATION
+        try:
+            return wait(self, thread, frame, event, arg, *args, **kwargs)
+        finally:
+            if watched and set_info(thread).pydev_step_cmd in compiled.STEPS:
+                ONE_STOP[thread.ident] = (frame, frame.f_lasti)
+
     if tool is None:
         raise RuntimeError("compiled_breakpoints claimed no sys.monitoring tool")
+    change.replace(pydevd.PyDB, "set_suspend", set_suspend)
+    change.replace(pydevd.PyDB, "do_wait_suspend", do_wait_suspend)
     monitoring.register_callback(tool, line_event, on_line)
     compiled.SETTLED.append(settle)
