@@ -39,6 +39,7 @@ BROKEN = {
     "monitoring_filter": "any_thread_stepping",
     "pause_in_steps": "enable_code_tracing",
     "lazy_tracing": "set_tracing_for_untraced_contexts",
+    "exception_lines": "trace_exception",
 }
 # more names each feature reads from pydevd's objects (an instance's attribute, one a function sets on a thread, a
 # parameter passed by keyword): renamed, the feature is off as well

@@ -274,3 +274,77 @@ def test_a_breakpoint_call_in_the_program_stops_on_its_callers_next_line(relay, 
     assert (stop.reason, stop.frame.name, stop.frame.line) == ("breakpoint", "f", line_of_text(app, "# after"))
     assert session.evaluate("x").value == "41"
     session.terminate()
+
+
+HOOKED = """
+import os
+import sys
+import time
+
+REFUSE = {refuse!r}
+
+
+def hook(event, args):
+    if event == "sys.addaudithook":
+        print("asked to add a hook", flush=True)
+        if REFUSE:
+            raise RuntimeError("no more hooks")
+
+
+sys.addaudithook(hook)
+for i in range(100):
+    try:
+        raise ValueError(i)
+    except ValueError:
+        pass
+print("ready", flush=True)
+while not os.path.exists({go!r}):
+    time.sleep(0.01)
+try:
+    {{}}["missing"]  # key
+except KeyError:
+    pass
+source = open({script!r}).read()
+exec(compile(source, {script!r}, "exec"))
+print("done", flush=True)
+"""
+
+
+def hooked_program(write, refuse: bool) -> tuple[str, str, str]:  # noqa: ANN001
+    """A program that installs an audit hook of its own (refusing any more hooks if ``refuse``), raises and catches,
+    waits for the file ``go``, then catches a KeyError and runs a script's code compiled by itself: (it, script, go)."""
+    script = write("script.py", "value = 41\nprint('script', value + 1)  # script\n")
+    go = script + ".go"
+    return write("main.py", HOOKED.format(refuse=refuse, go=go, script=script)), script, go
+
+
+def test_exception_breakpoints_alone_add_no_audit_hook_and_a_later_breakpoint_still_sees_code_run_another_way(
+        relay, write) -> None:
+    main, script, go = hooked_program(write, refuse=False)
+    relay.breakpoints.exceptions("raised", ["KeyError"])
+    session = relay.launch(main)
+    wait_until(lambda: "ready" in printed(session), what="the program's wait")
+    assert "asked to add a hook" not in printed(session)  # traced for its exceptions, with no audit hook of the boot
+    relay.breakpoints.add(script, line_of_text(script, "# script"))
+    wait_until(lambda: "asked to add a hook" in printed(session), what="the boot's audit hook")
+    open(go, "w").close()
+    stop = session.wait_for_stop(30)
+    assert (stop.reason, stop.frame.path, stop.frame.line) == ("exception", main, line_of_text(main, "# key"))
+    relay.breakpoints.exceptions("none")  # the continue goes back to lazy tracing: the hook tells of the script's code
+    stop = session.continue_(timeout=30)
+    assert (stop.frame.path, stop.frame.line) == (script, line_of_text(script, "# script"))
+    assert session.continue_(timeout=30) is None
+    assert "done" in printed(session)
+
+
+def test_a_program_refusing_the_audit_hook_has_every_call_traced_and_still_stops(relay, write) -> None:
+    main, script, go = hooked_program(write, refuse=True)
+    session = relay.launch(main)
+    wait_until(lambda: "ready" in printed(session), what="the program's wait")
+    relay.breakpoints.add(script, line_of_text(script, "# script"))
+    wait_until(lambda: "asked to add a hook" in printed(session), what="the boot's ask")
+    open(go, "w").close()
+    stop = session.wait_for_stop(30)
+    assert (stop.frame.path, stop.frame.line) == (script, line_of_text(script, "# script"))
+    assert session.continue_(timeout=30) is None
+    assert "done" in printed(session)

@@ -49,6 +49,7 @@ ACTIVE: dict = {}  # ident of a thread tracing now -> the tracer of the frame wh
 STOPPED = 2  # pydevd_constants.STATE_SUSPEND: a thread's state while it is stopped
 SWITCH = threading.RLock()  # held while tracing goes full or lazy: a stop marked meanwhile is seen by either
 MAY_BE_NAMED = None  # the boot's may_be_named(file, names): whether pydevd may name the file by one of the names
+WATCHING_EXEC: list = []  # holds on_exec once it is an audit hook (watch_exec: at the first breakpoint's line)
 
 
 def patch_tree(code: types.CodeType, lines: frozenset) -> types.CodeType:
@@ -99,6 +100,26 @@ def on_exec(event: str, args: tuple) -> None:
         if isinstance(code, types.CodeType) and code not in OURS and code not in ORIGINAL:
             if canonical(code.co_filename) in HOT:
                 go_full(f"code of {code.co_filename} read elsewhere")
+
+
+def watch_exec() -> None:
+    """Make ``on_exec`` an audit hook, once: from the first breakpoint's line on, before ``HOT`` holds it.
+
+    Not at the start: a hook is called at every audited event, and on 3.11 each read of a frame's ``f_code`` or a
+    traceback's ``tb_frame`` is one; pydevd's tracer reads them at each exception it looks at, so a program traced
+    for exception breakpoints alone paid a call of the hook for nothing (5% more than raw debugpy in a loop that
+    raises). An ``exec`` before the first breakpoint found ``HOT`` empty and was left be all the same."""
+    if WATCHING_EXEC:
+        return
+    with SWITCH:
+        if WATCHING_EXEC:
+            return
+        WATCHING_EXEC.append(on_exec)
+        try:  # the program's own hooks are asked first: one may refuse (RuntimeError: the hook is not added)
+            sys.audit("sys.addaudithook")
+            sys.addaudithook(on_exec)
+        except Exception:  # noqa: BLE001 - no way to see code read elsewhere: every call traced, as without this
+            go_full("an audit hook of the program refuses the boot's")
 
 
 def pydevd_threads() -> set:
@@ -310,6 +331,10 @@ def refresh(db: object) -> None:
     if STATE["for_good"]:
         return
     new = {path: frozenset(lines) for path, lines in tuple(db.breakpoints.items()) if lines}  # a copy, as above
+    if new:
+        watch_exec()
+        if STATE["for_good"]:
+            return
     changed = {path for path in set(new) | set(HOT) if new.get(path) != HOT.get(path)}
     HOT.clear()
     HOT.update(new)
@@ -493,13 +518,12 @@ def in_forked_child() -> None:
 
 def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot module
     """pydevd's tracing taken (``take_tracing``, ``take_debugger``), then what cannot be undone: the code hook, the
-    audit hook, the fork handler and the exception hooks."""
+    fork handler and the exception hooks (the audit hook waits for the first breakpoint's line: ``watch_exec``)."""
     global MAY_BE_NAMED
     MAY_BE_NAMED = boot.may_be_named
     STOP_UNCAUGHT.append(boot.beside("uncaught_recursion").stop_on_uncaught)
     take_tracing(change, change.module("pydevd_tracing"))
     take_debugger(change, change.module("pydevd"))
     boot.CODE_HOOKS.append(on_code)
-    sys.addaudithook(on_exec)
     os.register_at_fork(after_in_child=in_forked_child)
     take_excepthooks(boot)

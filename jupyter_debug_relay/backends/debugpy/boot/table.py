@@ -291,6 +291,18 @@ FEATURES = (
         "Test files that pytest rewrites get the breakpoint call as they load.",
         "a test file holding a breakpoint is traced whole from its first line", pythons=((3, 11), (3, 12)),
         needs=("lazy_tracing",)),
+    Feature(  # after lazy_tracing: its SetTrace is wrapped here, so the trace functions lazy_tracing keeps are these
+        "exception_lines", "exception_lines", "pydevd",
+        {"pydevd_tracing": ("SetTrace(tracing_func)",),
+         "pydevd": ("PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)", "get_global_debugger",
+                    "PyDB().break_on_caught_exceptions", "PyDB().break_on_user_uncaught_exceptions",
+                    "PyDB().has_plugin_exception_breaks"),
+         "?_pydevd_bundle.pydevd_cython": ("PyDBFrame.trace_exception", "SafeCallWrapper.get_method_object"),
+         "?_pydevd_bundle.pydevd_frame": ("PyDBFrame.trace_exception(self, frame, event, arg)",)},
+        "A frame pydevd traces only for its exceptions (exception breakpoints on raised exceptions, no breakpoint and "
+        "no step in it) gets no line events; pydevd's own setting of tracing on running frames turns them back on.",
+        "with exception breakpoints on raised exceptions, every line of every function calls the debugger (a loop "
+        "that raises and catches runs 14x slower, not 5x)", pythons=((3, 11), (3, 12))),
     Feature(
         "launcher_token", "launcher_token", "debugpy.launcher.debuggee",
         {"debugpy.launcher.debuggee": ("spawn(process_name, cmdline, env, redirect_output)",)},
