@@ -701,15 +701,17 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
             self._moved.set_result(None)
 
     def _event_stopped(self, body: Any) -> None:
-        """A stop; another thread's hit told while a stop is shown is reported by the next continue, after it."""
+        """A stop; a hit told while a stop is shown is another's, reported by the next continue, or the shown one."""
         self._has_moved()
         if self._held is not None:
             self._held.append(body)
             return
         thread = body.get("threadId")
-        if self._paused and thread not in (None, self._stopped_thread) and "breakpoint" in body.get("reason", ""):
+        shown = thread == self._stopped_thread  # pydevd tells a hit as its thread gets to it: a look can be first
+        if (self._paused and thread is not None and "breakpoint" in body.get("reason", "")
+                and not (shown and self._unblocked)):  # pydevd suspending the others again after a slow value
             self._pushed_stacks.pop(thread, None)
-            if thread not in self._late_hits:
+            if not shown and thread not in self._late_hits:
                 self._late_hits.append(thread)
             return
         super()._event_stopped(body)

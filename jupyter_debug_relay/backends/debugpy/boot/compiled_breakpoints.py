@@ -31,6 +31,7 @@ HELD: set = set()  # canonical files some of whose breakpoints are held outside 
 SETTLED: list = []  # more of settle's work: each is given pydevd's PyDB, under LOCK (watched_breakpoints)
 STOPS: list = []  # the Stops of the feature, once it is on
 STOPPING: set = set()  # idents of the threads a guard or a watch is stopping now
+BEGIN = threading.Lock()  # held to add to STOPPING, and by a resume from its look at STOPPING until it has resumed
 HELD_LINES: frozenset = frozenset()  # (canonical file, line) of every breakpoint a guard or a watch holds now
 CANONICAL: list = []  # pydevd's canonical_normalized_path, once the feature is on
 LOCK = threading.RLock()  # pydevd's reader thread changes breakpoints while a program thread reads a file's code
@@ -238,7 +239,8 @@ class Stops:
 
         def suspend() -> None:
             py_db.set_trace_for_frame_and_parents(thread.ident, frame)  # a step from here goes on in this frame
-            STOPPING.add(thread.ident)  # its own hit, though another thread's stop may rename its reason meanwhile
+            with BEGIN:
+                STOPPING.add(thread.ident)  # its own hit, though another thread's stop may rename its reason meanwhile
             try:
                 py_db.set_suspend(thread, self.stop_reason, suspend_other_threads=bp.suspend_policy == "ALL")
                 py_db.do_wait_suspend(thread, frame, "line", None)

@@ -13,10 +13,14 @@ A thread can reach its breakpoint after the relay last asked and before the rela
 or suspended by the first hit on its breakpoint's line, which pydevd then does not check): the continue resumed it,
 a hit lost. So ``suspended`` also marks what the relay has seen, and until a thread moves, a continue of every
 thread that finds a suspension begun since resumes none: it tells the relay (``relayNotResumed``) and is answered at
-once, and the relay looks again."""
+once, and the relay looks again. A thread a guard (``compiled_breakpoints``) has begun to stop is not suspended yet:
+a resume then marked it running before it waited, and it ran past its hit. So a continue waits a moment for such
+threads to be suspended and resumes none while one is not; a guard that begins later stops its thread after the
+resume (``BEGIN``)."""
 
 import itertools
 import threading
+import time
 
 COUNT = itertools.count(1)
 VISITS: dict = {}  # thread ident -> the number of its present suspension (absent: not suspended)
@@ -25,6 +29,7 @@ DAP_ID: list = []  # pydevd's function that gives a thread's id in DAP
 FRAMES: dict = {}  # thread ident -> the frame it is suspended in
 GUARDS: list = []  # the module compiled_breakpoints: the tests written into the code, and the threads they stop
 SEEN: list = []  # the first suspension number the relay has not seen, since it last asked (empty: no thread moved)
+BEGINNING = 0.1  # seconds a resume waits for the threads a guard is stopping to be suspended, before it looks
 
 
 def _own_hit(thread) -> bool:  # noqa: ANN001 - a threading.Thread
@@ -45,9 +50,16 @@ def suspended() -> dict:
     return found
 
 
+def _begun() -> list:
+    """The idents of the threads a guard is stopping that are not suspended yet (or no more)."""
+    return [ident for ident in tuple(GUARDS[0].STOPPING) if ident not in VISITS]
+
+
 def _unseen() -> list:
-    """The DAP ids of the threads suspended since the relay last asked (none if a thread moved since)."""
-    threads = [threading._active.get(ident) for ident, visit in list(VISITS.items()) if SEEN and visit >= SEEN[0]]
+    """The DAP ids of the threads suspended since the relay last asked (none if a thread moved since), and of those
+    a guard is stopping that are not suspended yet: a resume now would let them run past their hit."""
+    idents = [ident for ident, visit in list(VISITS.items()) if SEEN and visit >= SEEN[0]] + _begun()
+    threads = [threading._active.get(ident) for ident in idents]
     return [DAP_ID[0](thread) for thread in threads if thread is not None]
 
 
@@ -88,12 +100,19 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
 
     def request_resume_thread(self, thread_id):  # noqa: ANN001, ANN202 - pydevd's signature
         debugger = get_debugger()
-        unseen = _unseen() if thread_id == "*" and debugger is not None else []
-        SEEN.clear()
-        if unseen and boot.tell_relay("relayNotResumed", {"threads": unseen}):
+        everyone = thread_id == "*" and debugger is not None
+        deadline = time.monotonic() + BEGINNING
+        while everyone and _begun() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        with GUARDS[0].BEGIN:  # a guard that begins to stop its thread from here on does so after the resume
+            unseen = _unseen() if everyone else []
+            SEEN.clear()
+            kept = bool(unseen) and boot.tell_relay("relayNotResumed", {"threads": unseen})
+            if not kept:
+                resume(self, thread_id)
+        if kept:
             _answer_continue(debugger)
             return
-        resume(self, thread_id)
         for ident in list(VISITS):  # each suspended thread looks now whether it may go on
             thread = threading._active.get(ident)
             if debugger is not None and thread is not None:
