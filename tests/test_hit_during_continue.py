@@ -107,20 +107,7 @@ def test_a_hit_reported_before_the_boot_numbered_it_is_not_reported_again(relay,
     assert every_stop(session, "n", PASSES) == list(range(PASSES))
 
 
-LATE_WORD = f"""
-import sys, threading, time
-
-single = sys.modules["pydevd"].ThreadsSuspendedSingleNotification
-told = single.on_thread_suspend
-
-def told_late(self, thread_id, thread, stop_reason):
-    if self._suspended_thread_id_to_thread:  # another stop is told: this thread's word comes 0.3 s late
-        time.sleep(0.3)
-        return told(self, thread_id, thread, stop_reason)
-    told(self, thread_id, thread, stop_reason)
-    time.sleep(0.2)  # the first stop's thread answers the relay's look once the others are at their hits
-
-single.on_thread_suspend = told_late
+FOUR_PASSES = f"""
 together = threading.Barrier({WORKERS})
 
 def step(index, n):
@@ -138,6 +125,23 @@ for t in workers:
 for t in workers:
     t.join()
 """
+
+
+LATE_WORD = """
+import sys, threading, time
+
+single = sys.modules["pydevd"].ThreadsSuspendedSingleNotification
+told = single.on_thread_suspend
+
+def told_late(self, thread_id, thread, stop_reason):
+    if self._suspended_thread_id_to_thread:  # another stop is told: this thread's word comes 0.3 s late
+        time.sleep(0.3)
+        return told(self, thread_id, thread, stop_reason)
+    told(self, thread_id, thread, stop_reason)
+    time.sleep(0.2)  # the first stop's thread answers the relay's look once the others are at their hits
+
+single.on_thread_suspend = told_late
+""" + FOUR_PASSES
 
 
 @pytest.mark.every_target
@@ -159,7 +163,7 @@ def test_a_hit_told_after_a_look_reported_it_is_not_reported_again(relay, write,
     assert session.info().exit_code == 0
 
 
-SLOW_TO_WAIT = f"""
+SLOW_TO_WAIT = """
 import sys, threading, time
 
 pydevd = sys.modules["pydevd"]
@@ -177,23 +181,7 @@ def answers_late(self, thread_id, thread, stop_reason):
 
 pydevd.PyDB.set_suspend = slow_to_wait
 pydevd.ThreadsSuspendedSingleNotification.on_thread_suspend = answers_late
-together = threading.Barrier({WORKERS})
-
-def step(index, n):
-    seen = (index, n)  # hit
-    return seen
-
-def work(index):
-    for n in range(4):
-        together.wait()
-        step(index, n)
-
-workers = [threading.Thread(target=work, args=(i,), name=f"worker-{{i}}") for i in range({WORKERS})]
-for t in workers:
-    t.start()
-for t in workers:
-    t.join()
-"""
+""" + FOUR_PASSES
 
 
 @pytest.mark.every_target
