@@ -25,6 +25,7 @@ CLIENT_CAPABILITIES = {  # what the relay tells an adapter about itself in ``ini
     "supportsInvalidatedEvent": False, "locale": "en",
 }
 TERMINAL_ONLY = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS")  # set by Jupyter kernels for their own output
+READ_AT_END = 2.0  # seconds the end waits for the target's pipes to close after it exited
 INTERNAL_EVENTS = {"module"}  # the adapter's account of what the target loaded (debugpy: each stack's modules): no news
 
 
@@ -61,6 +62,7 @@ class DapBackend(DapFeatures, Backend):
         self.channel: DapChannel | None = None
         self.adapter_proc: asyncio.subprocess.Process | None = None
         self.terminal_proc: asyncio.subprocess.Process | None = None
+        self._readers: list[asyncio.Task[Any]] = []  # the target's stdout and stderr, read until they close
         self._initialized: asyncio.Future[None] | None = None
         self._exit_code: int | None = None
         self._stopped_before = False
@@ -296,6 +298,8 @@ class DapBackend(DapFeatures, Backend):
                 self._exit_code = await asyncio.wait_for(self.terminal_proc.wait(), 2.0)
             except asyncio.TimeoutError:
                 pass
+        if self._readers:  # what the target wrote before it ended (a pipe holds 64 KiB) comes before the end
+            await asyncio.wait(self._readers, timeout=READ_AT_END)  # a child holding the pipes keeps it open
         self._end()
 
     def _end(self) -> None:
@@ -350,8 +354,8 @@ class DapBackend(DapFeatures, Backend):
                 full_env[key] = value
         self.terminal_proc = proc = await process.spawn(argv, cwd=cwd, env=full_env, what="target")
         self.startup.mark("spawn")
-        self.spawn(forward_text(proc.stdout, partial(self.events.on_output, "stdout")))
-        self.spawn(forward_text(proc.stderr, partial(self.events.on_output, "stderr")))
+        self._readers = [self.spawn(forward_text(proc.stdout, partial(self.events.on_output, "stdout"))),
+                         self.spawn(forward_text(proc.stderr, partial(self.events.on_output, "stderr")))]
         return proc
 
     async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
