@@ -15,7 +15,7 @@ from jupyter_debug_relay import Relay
 from jupyter_debug_relay.engine.events import STATE_EVENTS, Event, EventBus, EventQueue
 from jupyter_debug_relay.engine.output import OutputRing
 from jupyter_debug_relay.errors import RelayError
-from tests.test_kernel_comm import check, open_frontend
+from tests.test_kernel_comm import Frontend, open_frontend
 
 MIB = 1 << 20
 BIG = """
@@ -222,7 +222,7 @@ def test_a_hundred_mib_through_a_comm_keeps_the_kernel_bounded_and_the_dropped_b
     kernel.magic("import gc; gc.collect()")
     before = rss_mb(kernel.pid)
     assert front.request("launch", program=app)["ok"]
-    text, dropped, peak = receive(kernel, front.comm_id, lambda: rss_mb(kernel.pid))
+    text, dropped, peak = receive(front, lambda: rss_mb(kernel.pid))
     kernel.magic("gc.collect()")
     growth = rss_mb(kernel.pid) - before
     print(f"kernel RSS growth after 100 MiB through a comm: {growth:.1f} MB (peak {peak - before:.1f} MB); "
@@ -230,31 +230,33 @@ def test_a_hundred_mib_through_a_comm_keeps_the_kernel_bounded_and_the_dropped_b
     assert text + dropped == WRITTEN
     assert growth <= 40, f"the kernel grew by {growth:.0f} MB (peak {peak - before:.0f} MB)"
     late = open_frontend(kernel, {"since": 0})  # a replay says exactly what it no longer has
-    text, dropped, _ = receive(kernel, late.comm_id, lambda: 0.0)
+    text, dropped, _ = receive(late, lambda: 0.0)
     assert late.hello["sessions"][0]["state"] == "terminated"
     assert text + dropped == WRITTEN and dropped > 0
 
 
-def receive(kernel: Any, comm_id: str, rss: Any) -> tuple[int, int, float]:
-    """Read comm ``comm_id`` until a second after ``terminated``: output bytes, dropped bytes, peak ``rss()``."""
+def receive(front: Frontend, rss: Any) -> tuple[int, int, float]:
+    """Read ``front``'s comm until a second after ``terminated``, counting the events it already holds (those
+    that came while it waited for an answer) first: output bytes, dropped bytes, peak ``rss()``."""
     text = dropped = 0
     peak = rss()
     ended = None
     deadline = time.monotonic() + 180
     while ended is None or time.monotonic() < ended + 1.0:
         assert time.monotonic() < deadline, "the target did not end"
-        try:
-            comm, data = kernel.comm_data(timeout=0.5)
-        except queue.Empty:
-            continue
-        if comm != comm_id:
-            continue
-        for event in check(data)["events"] if data["type"] == "batch" else [data]:
+        for event in front.events:
             if event["event"] == "output":
                 text += utf8(event["body"]["text"])
             elif event["event"] == "dropped":
                 dropped += event["body"]["bytes"]
             elif event["event"] == "terminated" and ended is None:
                 ended = time.monotonic()
+        front.events.clear()
+        try:
+            comm, data = front.kernel.comm_data(timeout=0.5)
+        except queue.Empty:
+            continue
+        if comm == front.comm_id:
+            front.take(data)
         peak = max(peak, rss())
     return text, dropped, peak

@@ -298,8 +298,13 @@ class DapBackend(DapFeatures, Backend):
                 self._exit_code = await asyncio.wait_for(self.terminal_proc.wait(), 2.0)
             except asyncio.TimeoutError:
                 pass
-        if self._readers:  # what the target wrote before it ended (a pipe holds 64 KiB) comes before the end
-            await asyncio.wait(self._readers, timeout=READ_AT_END)  # a child holding the pipes keeps it open
+        await self._end_once_read()
+
+    async def _end_once_read(self) -> None:
+        """End once the target's pipes are read to their end: what it wrote before it ended (a pipe holds 64 KiB)
+        comes before its end. A child holding the pipes open keeps them open: at most ``READ_AT_END``."""
+        if self._readers:
+            await asyncio.wait(self._readers, timeout=READ_AT_END)
         self._end()
 
     def _end(self) -> None:

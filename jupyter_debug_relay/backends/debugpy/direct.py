@@ -164,7 +164,7 @@ class PydevdDirectBackend(DebugpyBackend):
             self._exit_code = await asyncio.wait_for(proc.wait(), 2.0)
         except asyncio.TimeoutError:
             return False
-        self._end()
+        await self._end_once_read()
         return True
 
     async def _lost(self, error: Exception | None) -> None:
@@ -177,7 +177,7 @@ class PydevdDirectBackend(DebugpyBackend):
                 pass
             else:
                 if not self._closing:
-                    self._end()
+                    await self._end_once_read()
                 return
         await super()._lost(error)
 
