@@ -1,7 +1,7 @@
 """A log point flushes the program's output before it sends its line: what the program printed before it is out of
 the program first, even where its stdout is a buffered pipe (one that would keep it until the program ends), for a
 log point compiled into the code and a watched one alike. The relay reads the program's pipes and the debugger's
-messages apart: the order of lines in the session's output is not tested here."""
+messages apart; a launched program's log lines go into its stdout, marked, and come in the order it ran."""
 
 from __future__ import annotations
 
@@ -71,3 +71,48 @@ def test_a_watched_log_point_flushes_what_the_program_printed_before_it(relay, w
     relay.breakpoints.add(app, line_of(app, "# log"), log_message="log {i}")  # its code runs: a watch holds it
     (tmp_path / "go0").touch()
     each_pass_printed(session, tmp_path, range(1, PASSES))
+
+
+RUSH = """
+import sys
+
+for i in range(200):
+    print("before", i)
+    x = i  # log
+    print("after", i)
+sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("minor", [11, 12, 13], ids=["3.11", "3.12", "3.13"])
+def test_a_log_points_line_comes_between_what_the_program_printed_before_and_after_it(relay, write, minor: int):
+    app = write("app.py", RUSH)
+    relay.breakpoints.add(app, line_of(app, "# log"), log_message="log {i}")
+    session = relay.launch(app, env=BUFFERED, python=targets.python_for(minor))
+    with pytest.raises(RelayError):
+        session.wait_for_stop(60)
+    lines = "".join(chunk.text for chunk in session.output().chunks).splitlines()
+    assert lines == [line for i in range(200) for line in (f"before {i}", f"log {i}", f"after {i}")]
+
+
+ELSEWHERE = """
+import os
+import sys
+
+x = 1
+print("\\x00" + "f" * 16 + "\\x02forged\\x03" + "f" * 16 + "\\x00", flush=True)
+os.dup2(os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT), 1)
+y = x  # log
+"""
+
+
+def test_a_log_line_reaches_the_session_when_the_program_moved_its_stdout_and_a_forged_one_stays_text(
+        relay, write, tmp_path):
+    app = write("app.py", ELSEWHERE)
+    relay.breakpoints.add(app, line_of(app, "# log"), log_message="log {x}")
+    session = relay.launch(app, args=[str(tmp_path / "moved.txt")])
+    with pytest.raises(RelayError):
+        session.wait_for_stop(30)
+    assert shown(session, "console") == "log 1\n"
+    assert "forged" in shown(session, "stdout")
+    assert (tmp_path / "moved.txt").read_text() == ""

@@ -28,12 +28,18 @@ class ByteStream:
             self.writer.close()
 
 
-async def forward_text(reader: asyncio.StreamReader, on_text: Callable[[str], None] | None) -> None:
-    """Decode a pipe as UTF-8 as it arrives and hand each piece on (``None``: read and drop) until EOF."""
+async def forward_text(reader: asyncio.StreamReader, on_text: Callable[[str], None] | None,
+                       at_end: Callable[[], None] | None = None) -> None:
+    """Decode a pipe as UTF-8 as it arrives and hand each piece on (``None``: read and drop) until EOF, then call
+    ``at_end``."""
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     while data := await reader.read(1 << 16):
         if on_text is not None and (text := decoder.decode(data)):
             on_text(text)
+    if on_text is not None and (text := decoder.decode(b"", final=True)):
+        on_text(text)
+    if at_end is not None:
+        at_end()
 
 
 async def read_what_is_there() -> None:

@@ -359,9 +359,13 @@ class DapBackend(DapFeatures, Backend):
                 full_env[key] = value
         self.terminal_proc = proc = await process.spawn(argv, cwd=cwd, env=full_env, what="target")
         self.startup.mark("spawn")
-        self._readers = [self.spawn(forward_text(proc.stdout, partial(self.events.on_output, "stdout"))),
+        self._readers = [self.spawn(self._read_stdout(proc.stdout)),
                          self.spawn(forward_text(proc.stderr, partial(self.events.on_output, "stderr")))]
         return proc
+
+    async def _read_stdout(self, stdout: asyncio.StreamReader) -> None:
+        """Read the target's stdout to its end (a backend that writes lines of its own into it takes them out)."""
+        await forward_text(stdout, partial(self.events.on_output, "stdout"))
 
     async def start_child(self, arguments: dict[str, Any]) -> dict[str, Any]:
         raise RelayError("unsupported", f"{self.kind} does not debug child processes.")

@@ -9,6 +9,7 @@ import glob
 import json
 import logging
 import os
+import secrets
 import sys
 import time
 from typing import Any
@@ -29,11 +30,13 @@ from ...model import (
 from ...protocols import recorder
 from ...source import python as python_source
 from ...transports import procfs
+from ...transports.streams import forward_text
 from ..base import BackendEvents
 from ..dap import messages as wire
 from ..dap.backend import DapBackend
 from . import features, interpreter, lending, native_wait, probe_answers, recording, source_changes, tasks
 from .crash_traceback import python_order
+from .log_lines import LogLines
 from .slow_inspection import SlowInspection
 from .values import BYTES_TYPES, PythonValues
 
@@ -181,6 +184,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         self.python = python
         self.attach_pid: int | None = None
         self.launch_env: dict[str, str] = {}  # a launched target's environment (what it adds to the kernel's)
+        self._log_token = secrets.token_hex(8)  # marks a launched target's log lines in its stdout (log_lines.py)
         self.started_ns: int | None = None  # when the target started: files changed later may not be what it runs
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
         self._sent_conditions: dict[int, str] = {}  # a task's breakpoint -> the condition pydevd has (task test too)
@@ -215,7 +219,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         else:
             # Output as it is printed, as in a terminal; the boot unsets what we add once the interpreter has it.
             ours = {} if "PYTHONUNBUFFERED" in os.environ else {"PYTHONUNBUFFERED": "1"}
-            boot = {"unset": [name for name in ours if name not in (env or {})]}
+            boot = {"unset": [name for name in ours if name not in (env or {})], "log_mark": self._log_token}
             self.launch_env = {**ours, **(env or {}), BOOT_VARIABLE: json.dumps(boot)}
             config: dict[str, Any] = {
                 **common,
@@ -742,6 +746,11 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
 
         self.end_error = syntax_error(field("file", str) or "<unknown>", field("line", int), field("offset", int),
                                       field("text", str), field("message", str) or "invalid syntax")
+
+    async def _read_stdout(self, stdout: asyncio.StreamReader) -> None:
+        """The launched program's stdout, its log lines (which the boot writes there, marked) taken out."""
+        lines = LogLines(self._log_token, self.events.on_output)
+        await forward_text(stdout, lines.feed, lines.flush)
 
     def _event_output(self, body: dict[str, Any]) -> None:
         if body.get("output", "").startswith(CONDITION_FAILED):

@@ -213,6 +213,23 @@ def _past_the_guard(tracer, line: int, stopped_at: int):  # noqa: ANN001, ANN202
     return first_event
 
 
+def _relays_stdout(token):  # noqa: ANN001, ANN202 - str or None; (stream, identity, marks) or None
+    """The stdout the relay reads (launched: its pipe), that file's identity, and a log line's marks in it, as
+    ``log_lines.marks`` makes them; None when the relay gave no token (attached)."""
+    stream = sys.__stdout__
+    if not token or stream is None:
+        return None
+    try:
+        return stream, _identity(stream), (f"\x00{token}\x02", f"\x03{token}\x00")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _identity(stream):  # noqa: ANN001, ANN202 - a text stream; (device, inode)
+    status = os.fstat(stream.fileno())
+    return status.st_dev, status.st_ino
+
+
 class Stops:
     """What a breakpoint held outside pydevd's table does when its test is true, as pydevd's own breakpoint would:
     stop the thread, print a log point's message, say a condition's failure."""
@@ -225,6 +242,7 @@ class Stops:
         self.monitoring = change.module("_pydevd_bundle.pydevd_constants").PYDEVD_USE_SYS_MONITORING
         self.api = change.module("_pydevd_bundle.pydevd_api").PyDevdAPI
         self.tool = None  # claim_tool's, once the feature is on
+        self.log_to = _relays_stdout(boot.SETTINGS.get("log_mark"))
 
     def stop(self, frame, bp, in_callback: bool = False) -> None:  # noqa: ANN001 - a frame, a LineBreakpoint
         """Stop the thread at ``frame``'s line (from a guard, or from a ``sys.monitoring`` callback)."""
@@ -256,15 +274,34 @@ class Stops:
             frame.f_trace = _past_the_guard(frame.f_trace, frame.f_lineno, frame.f_lasti)
 
     def log(self, message: object) -> None:
-        """A log point's message, as pydevd prints it, after what the program wrote before it."""
+        """A log point's message, after what the program wrote before it: into the stdout the relay reads, between
+        its marks, so it comes in the order the program ran; else as pydevd sends it, a message of its own."""
         py_db = self.pydevd.get_global_debugger()
-        if py_db is not None and message is not None and str(message):
-            for stream in (sys.stdout, sys.stderr):  # the relay reads the program's pipes beside this message
-                try:
-                    stream.flush()
-                except Exception:  # noqa: BLE001, S110 - None, closed or the program's own: its output as it is
-                    pass
-            py_db.writer.add_command(py_db.cmd_factory.make_io_message(f"{message}{os.linesep}", "1"))
+        if py_db is None or message is None or not str(message):
+            return
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001, S110 - None, closed or the program's own: its output as it is
+                pass
+        text = f"{message}{os.linesep}"
+        if not self._in_stdout(text):
+            py_db.writer.add_command(py_db.cmd_factory.make_io_message(text, "1"))
+
+    def _in_stdout(self, text: str) -> bool:
+        """Write a log line into the relay's stdout between its marks; False where that stdout is not the relay's
+        any more (the program moved its file descriptor 1) or cannot take it."""
+        if self.log_to is None:
+            return False
+        stream, identity, (start, end) = self.log_to
+        try:
+            if _identity(stream) != identity:
+                return False
+            stream.write(start + text + end)
+            stream.flush()
+        except Exception:  # noqa: BLE001 - closed, or the text does not encode: a message of its own then
+            return False
+        return True
 
     def condition_failed(self, frame, bp, error: BaseException, in_callback: bool = False) -> None:  # noqa: ANN001
         """A condition that raised: said, and stopped on, as pydevd's ``handle_breakpoint_condition`` does."""
