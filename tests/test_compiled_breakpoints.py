@@ -195,6 +195,25 @@ print("total", total)
 """
 
 
+def steps_onto(session, before: int, guarded: int, after: int) -> None:  # noqa: ANN001 - a facade session
+    """From the stop at ``before`` (i == 2), with ``guarded`` held by ``i in (2, 4)``: a step onto it stops there
+    once whether the condition holds (i == 2) or not (i == 3); a continue stops at it by itself (i == 4), and a step
+    from there goes on to ``after``."""
+    for i in ("2", "3"):
+        if i == "3":
+            assert session.continue_(timeout=30).frame.line == before
+        assert session.next(timeout=30).frame.line == guarded
+        assert session.evaluate("i").value == i
+        stop = session.next(timeout=30)
+        assert (stop.frame.line, session.evaluate("i").value) == (after, i)
+    stop = session.continue_(timeout=30)  # no step: the breakpoint's own stop, once
+    assert (stop.reason, stop.frame.line, session.evaluate("i").value) == ("breakpoint", guarded, "4")
+    stop = session.next(timeout=30)
+    assert (stop.frame.line, session.evaluate("i").value) == (after, "4")
+    assert session.continue_(timeout=30) is None
+    assert "total 21" in session.output().text
+
+
 @pytest.mark.parametrize("version", [(3, 11), (3, 12), (3, 13)], ids=["3.11", "3.12", "3.13"])
 def test_a_step_onto_a_guarded_line_stops_there_once(relay, write, version: tuple[int, int]):
     """As in pydevd (and VS Code): a step that lands on a breakpoint's line is one stop there, whether its condition
@@ -207,19 +226,7 @@ def test_a_step_onto_a_guarded_line_stops_there_once(relay, write, version: tupl
     session = relay.launch(app, python=python)
     assert session.wait_for_stop(30).frame.line == before
     assert (session.evaluate("i").value, session.evaluate(GUARDS_ON).value) == ("2", "[True, True]")
-    for i in ("2", "3"):  # the condition holds at the step's pass (2), then not (3)
-        if i == "3":
-            assert session.continue_(timeout=30).frame.line == before
-        assert session.next(timeout=30).frame.line == guarded.line
-        assert session.evaluate("i").value == i
-        stop = session.next(timeout=30)
-        assert (stop.frame.line, session.evaluate("i").value) == (after, i)
-    stop = session.continue_(timeout=30)  # no step: the guard's own stop, once
-    assert (stop.reason, stop.frame.line, session.evaluate("i").value) == ("breakpoint", guarded.line, "4")
-    stop = session.next(timeout=30)
-    assert (stop.frame.line, session.evaluate("i").value) == (after, "4")
-    assert session.continue_(timeout=30) is None
-    assert "total 21" in session.output().text
+    steps_onto(session, before, guarded.line, after)
 
 
 @pytest.mark.parametrize("version", [(3, 11), (3, 12), (3, 13)], ids=["3.11", "3.12", "3.13"])
@@ -249,19 +256,7 @@ def test_a_step_onto_a_watched_line_stops_there_once(relay, write, version: tupl
     assert session.wait_for_stop(30).frame.line == before
     guarded = relay.breakpoints.add(app, line_of(app, "# guarded"), condition="i in (2, 4)")
     assert session.evaluate(WATCHES).value == "1"
-    for i in ("2", "3"):  # the condition holds at the step's pass (2), then not (3)
-        if i == "3":
-            assert session.continue_(timeout=30).frame.line == before
-        assert session.next(timeout=30).frame.line == guarded.line
-        assert session.evaluate("i").value == i
-        stop = session.next(timeout=30)
-        assert (stop.frame.line, session.evaluate("i").value) == (after, i)
-    stop = session.continue_(timeout=30)  # no step: the watch's own stop, once
-    assert (stop.reason, stop.frame.line, session.evaluate("i").value) == ("breakpoint", guarded.line, "4")
-    stop = session.next(timeout=30)
-    assert (stop.frame.line, session.evaluate("i").value) == (after, "4")
-    assert session.continue_(timeout=30) is None
-    assert "total 21" in session.output().text
+    steps_onto(session, before, guarded.line, after)
 
 
 @pytest.mark.parametrize("version", [(3, 12), (3, 13)], ids=["3.12", "3.13"])

@@ -88,9 +88,15 @@ def paused(k, count: int, timeout: float = 120) -> str:
         text = k.magic("%debug_session ray").text
         waiting = [row for row in text.splitlines()[1:] if row.split()[6] == "-" and row.split()[2] != NO_TASK]
         if len(waiting) >= count or time.monotonic() > deadline:
-            assert len(waiting) >= count, text
+            assert len(waiting) >= count, f"{text}\nthe cluster's tasks: {tasks_now(k)}"
             return text
         time.sleep(0.3)
+
+
+def tasks_now(k) -> str:  # noqa: ANN001 - the driver kernel
+    """What the cluster says of its tasks and their workers: where a task that never paused is."""
+    return k.magic("from ray.util import state\n[(t.name, t.state, t.worker_id, t.required_resources) for t in "
+                   "state.list_tasks(detail=True, limit=50)]", timeout=60).text
 
 
 def loopback_only(pid: int) -> list[str]:
