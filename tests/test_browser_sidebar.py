@@ -132,15 +132,20 @@ def test_jupyterlabs_sidebar_and_gutter_debug_the_target(lab):
             run(2)
             expect(cells.nth(2).locator(".jp-OutputArea-output")).to_contain_text("sidebar off")
             # JupyterLab still thinks its debugger is on: the bug button (off, then on) starts ipykernel's own
-            bug = page.locator(".jp-NotebookPanel-toolbar .jp-DebuggerBugButton").first
+            bug = page.locator(".jp-NotebookPanel-toolbar .jp-DebuggerBugButton button, "
+                               ".jp-NotebookPanel-toolbar button.jp-DebuggerBugButton").first
             cell = cells.nth(3)
-            for _ in range(6):
-                bug.click()
+            for attempt in range(3):  # each click waits for the button to say it took (the debugger starts slowly)
+                for pressed in ("false", "true"):
+                    if bug.get_attribute("aria-pressed") != pressed:
+                        bug.click()
+                        expect(bug).to_have_attribute("aria-pressed", pressed)
                 try:
-                    expect(cell.locator("div.cm-gutter.cm-breakpoint-gutter")).to_be_visible(timeout=4_000)
+                    expect(cell.locator("div.cm-gutter.cm-breakpoint-gutter")).to_be_visible(timeout=20_000)
                     break
                 except AssertionError:
-                    continue
+                    if attempt == 2:
+                        raise
             cell.locator(".jp-InputArea-editor").click()
             click_gutter(page, cell, 2)
             run(3)
