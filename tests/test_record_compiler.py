@@ -208,3 +208,24 @@ def test_a_target_older_than_311_answers_unsupported_saying_why(tmp_path):
     assert out["answer"] == {"error": "unsupported", "version": out["answer"]["version"],
                              "why": "recording needs Python 3.11 or newer in the target"}
     assert out["answer"]["version"][:2] == [3, 10]
+
+
+def test_what_a_recording_reads_of_the_boots_features_is_declared_and_there():
+    """``_recorder.BOOT_NAMES`` names every boot module and name the recorder reads; each is defined at the top of
+    that feature's file (a rename in the boot fails here, not silently in a target)."""
+    import ast
+
+    from jupyter_debug_relay.backends.debugpy import _nodelay_boot, _recorder
+
+    source = open(os.path.join(HERE, "_recorder.py")).read()
+    read = {node.attr for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name) and node.value.id in ("lazy", "compiled", "guards")}
+    assert read == {name for names in _recorder.BOOT_NAMES.values() for name in names}
+    for module, names in _recorder.BOOT_NAMES.items():
+        feature = module.removeprefix(_nodelay_boot.BOOT_MODULE + "_")
+        tree = ast.parse(open(os.path.join(HERE, "boot", f"{feature}.py")).read())
+        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        defined |= {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                    if isinstance(target, ast.Name)}
+        assert set(names) <= defined, (feature, set(names) - defined)

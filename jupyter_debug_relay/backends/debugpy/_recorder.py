@@ -45,6 +45,11 @@ LAZY_TRACING = "_jupyter_debug_relay_boot_lazy_tracing"  # the boot's lazy traci
 COMPILED_BREAKPOINTS = "_jupyter_debug_relay_boot_compiled_breakpoints"  # the boot's guards, when they are on
 GUARDS = "_jupyter_debug_relay_boot_guards"
 COMPILER = "_jupyter_debug_relay_record_compiler"  # the module of _record_compiler.py in the target
+BOOT_NAMES = {  # what a recording reads of the boot's features (boot/NAME.py), checked against them by the tests
+    LAZY_TRACING: ("ORIGINAL", "STATE", "HOT", "patch_tree", "canonical"),
+    COMPILED_BREAKPOINTS: ("CANONICAL", "SLOTS"),
+    GUARDS: ("Guard", "guarded"),
+}
 
 recorder = None  # the one Recorder of this target, while recording
 
