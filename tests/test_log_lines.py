@@ -30,7 +30,7 @@ def split(pieces: list[str], token: str = TOKEN) -> list[tuple[str, str]]:
 
 def cut(text: str, at: list[int]) -> list[str]:
     points = sorted({min(i, len(text)) for i in at})
-    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
 
 
 def test_a_log_line_between_two_prints_is_told_apart_in_its_place():
