@@ -117,7 +117,7 @@ BODY = TARGET.splitlines().index("        acc += i & 7  # the breakpoint") + 1
 LOG_EVERY = 100_000
 RUN_TIMEOUT = 600.0  # seconds one run may take (pydevd's own condition check: ~15 us a pass, 30 s at 2M passes)
 CONNECT_TIMEOUT = 60.0  # seconds a target under raw debugpy may take to listen (SLOWED_CONNECT under valgrind)
-LOG_LINE = re.compile(r"at \d+\n")  # a log point's line; the relay may put it inside a line the program printed
+LOG_LINE = re.compile(r"at \d+\n")  # a log point's line (raw debugpy's may come inside a line the program printed)
 
 
 @dataclass
