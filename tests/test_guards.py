@@ -122,3 +122,31 @@ def test_pydevds_hit_counts_compile(hit_condition: str) -> None:
 def test_other_hit_conditions_are_left_to_pydevd(hit_condition: str) -> None:
     with pytest.raises(ValueError):
         guards.check(guards.Guard(0, None, hit_condition, None))
+
+
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+@pytest.mark.parametrize("number", [0, 1, 2, 5, 12])
+def test_a_counter_answers_a_comparison_of_the_count_as_pydevd_compares_it(op: str, number: int) -> None:
+    answer = guards.counter(f"@HIT@ {op} {number}")
+    assert [answer() for _ in range(12)] == [eval(f"{hits} {op} {number}") for hits in range(1, 13)]  # noqa: S307
+
+
+def test_a_counter_of_a_modulo_is_the_pass_number_and_none_counts_from_one() -> None:
+    for hit_condition in ("@HIT@ % 3 == 0", None):
+        numbers = guards.counter(hit_condition)
+        assert [numbers() for _ in range(4)] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("hit_condition", ["@HIT@ == 3", "@HIT@ < 3"])
+def test_a_hit_count_alone_stops_at_its_passes_and_a_guard_turned_off_calls_nothing(calls: list,
+                                                                                   hit_condition: str) -> None:
+    from jupyter_debug_relay.backends.debugpy.boot import compiled_breakpoints
+
+    module = run({line("body"): guards.Guard(0, None, hit_condition, None)})
+    builtins.__jupyter_debug_relay__.count[0] = guards.counter(hit_condition)
+    module["loop"](5)
+    passes = [2] if hit_condition == "@HIT@ == 3" else [0, 1]
+    assert [seen[2]["i"] for seen in calls] == passes
+    builtins.__jupyter_debug_relay__.count[0] = compiled_breakpoints.COUNTS_NOTHING
+    module["loop"](5)
+    assert len(calls) == len(passes)

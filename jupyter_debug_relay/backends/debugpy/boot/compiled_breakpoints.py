@@ -24,7 +24,6 @@ import types
 from importlib.util import decode_source
 
 NAMESPACE = types.SimpleNamespace(on=[], count=[])  # the guards' builtin; the functions are added by apply
-COUNTS_NOTHING = itertools.repeat(-1).__next__  # the counter of a guard turned off: no hit count matches -1 (but < N)
 SLOTS: list = []  # slot -> (canonical file, line, the breakpoint's parts the guard was compiled from)
 BREAKPOINTS: list = []  # slot -> pydevd's LineBreakpoint the guard stands for now
 HELD: set = set()  # canonical files some of whose breakpoints are held outside pydevd's table (here, or watched)
@@ -72,7 +71,7 @@ def settle(py_db) -> None:  # noqa: ANN001 - pydevd's PyDB
             if lines is not None and lines.get(line) is current[0]:
                 del lines[line]
             if BREAKPOINTS[slot] is not current[0] or NAMESPACE.count[slot] is COUNTS_NOTHING:  # set again: pydevd
-                BREAKPOINTS[slot], NAMESPACE.count[slot] = current[0], itertools.count(1).__next__  # counts from 0
+                BREAKPOINTS[slot], NAMESPACE.count[slot] = current[0], COUNTER[0](compiled_from[1])  # counts afresh
             if type(NAMESPACE.on[slot]) is not Passing:
                 NAMESPACE.on[slot] = True
         held = {(file, line) for slot, (file, line, _) in enumerate(SLOTS) if NAMESPACE.on[slot] is not False}
@@ -82,9 +81,12 @@ def settle(py_db) -> None:  # noqa: ANN001 - pydevd's PyDB
 
 
 class _NoCount:
-    """The count of a pass a hit count alone does not test: no comparison with a number holds."""
+    """The count of a pass a hit count does not test: false, and no comparison with a number holds."""
 
     __hash__ = None
+
+    def __bool__(self) -> bool:
+        return False
 
     def __eq__(self, other: object) -> bool:
         return False
@@ -96,6 +98,8 @@ class _NoCount:
 
 
 NO_COUNT = _NoCount()
+COUNTS_NOTHING = itertools.repeat(NO_COUNT).__next__  # the counter of a guard turned off
+COUNTER: list = []  # guards.counter, once the feature is on: a guard's counter for its hit condition
 
 
 class Passing:
@@ -338,6 +342,7 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
     pydevd = change.module("pydevd")
     canonical_path = change.module("pydevd_file_utils").canonical_normalized_path
     CANONICAL[:] = [canonical_path]
+    COUNTER[:] = [guards.counter]
     stops = Stops(change, boot)
 
     def hit(slot: int) -> None:

@@ -5,21 +5,26 @@ wanted line, the breakpoint's test in the frame's own scope (fast locals, closur
 
     if __jupyter_debug_relay__.on[K]:
         try:
-            if __jupyter_debug_relay__.count[K]() == 5 or (CONDITION):
+            if __jupyter_debug_relay__.count[K]() or (CONDITION):
                 __jupyter_debug_relay__.hit(K)          # or, for a log point: .log(K, MESSAGE)
         except Exception as __jupyter_debug_relay_error__:
             __jupyter_debug_relay__.failed(K, __jupyter_debug_relay_error__)
 
 so a pass costs what that ``if`` costs, and only a true test calls the debugger. ``on[K]`` turns the guard off at
 once for every frame, running ones too, when the breakpoint changes. The test is pydevd's: a hit count (every pass
-counts: ``count[K]`` is a counter's ``__next__``) that matches, or else the condition. A hit count alone needs no
-``on[K]`` nor ``try`` (its test cannot raise): a guard turned off has a counter that reads -1, and ``hit`` and
-``log`` look at ``on[K]`` themselves. ``compilable(source, line)`` says whether a line can hold a guard:
-the first line of a simple statement or an ``if``/``elif`` (a loop's header runs again each pass, a docstring or a
-``from __future__`` must stay first). This file runs in the target: the standard library only.
+counts) that matches, or else the condition. ``count[K]`` is ``counter(hit_condition)``: for a comparison of the
+count with a number (``@HIT@ == 5``) it answers the comparison itself, pass by pass, from runs of ``False`` and
+``True`` (no number made, none compared); for ``@HIT@ % 5 == 0`` it is the pass's number, compared in the guard. A
+hit count alone needs no ``on[K]`` nor ``try`` (its test cannot raise): a guard turned off has a counter whose every
+answer is false and matches no number, and ``hit`` and ``log`` look at ``on[K]`` themselves.
+``compilable(source, line)`` says whether a line can hold a guard: the first line of a simple statement or an
+``if``/``elif`` (a loop's header runs again each pass, a docstring or a ``from __future__`` must stay first). This
+file runs in the target: the standard library only.
 """
 
 import ast
+import itertools
+import operator
 
 NAME = "__jupyter_debug_relay__"  # the guards' namespace, a builtin
 ERROR = "__jupyter_debug_relay_error__"  # the except clause's name (unbound again after it, as Python does)
@@ -28,6 +33,8 @@ SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.De
           ast.Continue, ast.Raise, ast.Assert, ast.Import, ast.ImportFrom, ast.If)
 BODIES = ("body", "orelse", "finalbody")
 CHANGING = (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)
+ANSWERED = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}  # comparisons of the count a counter answers itself
 
 
 class Guard:
@@ -57,6 +64,22 @@ def _hit_test(hit_condition: str) -> ast.expr:
                                        and type(test.left.right.value) is int))):
         raise ValueError(f"hit condition {hit_condition!r} is not a comparison of the count with a number")
     return test
+
+
+def _answered(test: ast.Compare) -> bool:
+    """Whether a hit condition's comparison is ``@HIT@ OP N``, which its counter answers itself."""
+    return isinstance(test.left, ast.Name) and type(test.ops[0]) in ANSWERED
+
+
+def counter(hit_condition):  # noqa: ANN001, ANN201 - str or None; a callable of no argument
+    """A guard's ``count[K]`` for a breakpoint's hit condition, counting from the first pass."""
+    test = _hit_test(hit_condition) if hit_condition else None
+    if test is None or not _answered(test):
+        return itertools.count(1).__next__
+    holds, number = ANSWERED[type(test.ops[0])], test.comparators[0].value
+    starts = sorted({1} | {k for k in (number, number + 1) if k > 1})  # the answer changes only at these passes
+    runs = [itertools.repeat(holds(starts[k], number), starts[k + 1] - starts[k]) for k in range(len(starts) - 1)]
+    return itertools.chain(*runs, itertools.repeat(holds(starts[-1], number))).__next__
 
 
 def check(guard: Guard) -> None:
@@ -91,7 +114,8 @@ def _statements(guard: Guard) -> list:
     tests = []
     if guard.hit_condition:
         count = ast.Call(ast.Subscript(_namespace("count"), slot, ast.Load()), [], [])
-        tests.append(_Replace(HIT, count).visit(_hit_test(guard.hit_condition)))
+        hit_test = _hit_test(guard.hit_condition)
+        tests.append(count if _answered(hit_test) else _Replace(HIT, count).visit(hit_test))
     if guard.condition:
         tests.append(_expression(guard.condition))
     if guard.message is None:
