@@ -13,7 +13,10 @@ The first call of code none of whose lines holds a breakpoint answers ``DISABLE`
 and no function breakpoint is set, as pydevd would after working out the code's filters and line table (most of
 what a test suite under the debugger costs on 3.12+; 75 us per code object of a breakpoint's own file).
 pydevd turns PY_RESUME on with no callback (it has none): every resume of a generator or coroutine paid for the
-event, 20-30 ns each on 3.12 and 3.13; here a callback answers ``DISABLE``, and each location pays once.
+event, 20-30 ns each on 3.12 and 3.13; here a callback answers ``DISABLE``, and each location pays once. On 3.13
+pydevd turns a code's JUMP events on with its LINE events but gives them no callback either (its LINE events cover
+jumps there): every pass of a loop in code that held a breakpoint paid for its backward jump (10-30 ns), the
+breakpoint removed or not; JUMP gets the same answer there.
 An exception raised while pydevd watches raised ones reaches its RAISE callback only where one of the "raised"
 filters takes its type (pydevd's own match, kept per type until the filters change): every other raise cost pydevd's
 look at the frame and thread, 5-10 us each. An exception leaving a frame reaches pydevd's PY_UNWIND callback only
@@ -66,6 +69,8 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
     any_thread_stepping = change.module("_pydevd_bundle.pydevd_additional_thread_info").any_thread_stepping
     canonical_normalized_path = change.module("pydevd_file_utils").canonical_normalized_path
     may_be_named = boot.may_be_named
+    constants = change.module("_pydevd_bundle.pydevd_constants")
+    jumps_unheard = getattr(constants, "IS_PY313_OR_GREATER", False)  # pydevd's own word: it needs no JUMP there
     get_exception_breakpoint = change.module("_pydevd_bundle.pydevd_breakpoints").get_exception_breakpoint
 
     monitor = sys.monitoring
@@ -111,8 +116,13 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
             found = watching[1][exctype] = get_exception_breakpoint(exctype, filters) is not None
         return found
 
-    def resumed(code, offset):  # noqa: ANN001, ANN202
+    def unheard(*args):  # noqa: ANN002, ANN202
         return disable
+
+    def heard(event: int) -> None:
+        """An event pydevd turns on but gives no callback answers ``DISABLE`` (each location pays once)."""
+        theirs = monitor.register_callback(tool, event, None)
+        monitor.register_callback(tool, event, unheard if theirs is None else theirs)
 
     def update_monitor_events(*args, **kwargs) -> None:  # noqa: ANN002, ANN003 - pydevd's signature
         update(*args, **kwargs)
@@ -179,8 +189,9 @@ def apply(change, boot) -> None:  # noqa: ANN001 - changes.Changes, the boot mod
         wrapped(events.PY_START, on_start)
         wrapped(events.PY_UNWIND, on_unwind)
         wrapped(events.RAISE, on_raise)
-        if monitor.register_callback(tool, events.PY_RESUME, None) is None:  # pydevd turns the event on, unheard
-            monitor.register_callback(tool, events.PY_RESUME, resumed)
+        heard(events.PY_RESUME)
+        if jumps_unheard:
+            heard(events.JUMP)
 
     change.replace(wrapper, "update_monitor_events", update_monitor_events)
     if implementation is not None:

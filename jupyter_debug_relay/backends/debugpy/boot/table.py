@@ -201,6 +201,7 @@ FEATURES = (
          "?_pydevd_sys_monitoring._pydevd_sys_monitoring": ("update_monitor_events", "_getframe"),
          "_pydevd_bundle.pydevd_additional_thread_info": ("any_thread_stepping()",),
          "_pydevd_bundle.pydevd_breakpoints": ("get_exception_breakpoint(exctype, exceptions)",),
+         "_pydevd_bundle.pydevd_constants": ("?IS_PY313_OR_GREATER",),
          "pydevd_file_utils": ("canonical_normalized_path(filename)",),
          "pydevd": ("get_global_debugger",) + PYDB_FLAGS},
         "Only a breakpoint's line calls pydevd back; other lines and calls run at plain speed.",
