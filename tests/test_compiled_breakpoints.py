@@ -229,6 +229,17 @@ def test_a_step_onto_a_guarded_line_stops_there_once(relay, write, version: tupl
     steps_onto(session, before, guarded.line, after)
 
 
+def steps_over_the_counted_pass(session, guarded: int, after: int) -> None:  # noqa: ANN001 - a facade session
+    """From the stop before ``guarded`` (i == 2), whose hit count matches at this pass: a step onto it stops there
+    once, the next goes on to ``after``, and the program ends without stopping there again (the pass was the
+    step's: counted, and not stopped at again)."""
+    assert session.next(timeout=30).frame.line == guarded
+    stop = session.next(timeout=30)
+    assert (stop.frame.line, session.evaluate("i").value) == (after, "2")
+    assert session.continue_(timeout=30) is None
+    assert "total 21" in session.output().text
+
+
 @pytest.mark.parametrize("version", [(3, 11), (3, 12), (3, 13)], ids=["3.11", "3.12", "3.13"])
 def test_a_step_onto_a_hit_count_counts_its_pass_and_stops_there_once(relay, write, version: tuple[int, int]):
     python = targets.python_for(version[1])
@@ -237,11 +248,7 @@ def test_a_step_onto_a_hit_count_counts_its_pass_and_stops_there_once(relay, wri
     guarded = relay.breakpoints.add(app, line_of(app, "# guarded"), hit_condition="== 3")  # the pass of i == 2
     session = relay.launch(app, python=python)
     assert session.wait_for_stop(30).frame.line == line_of(app, "# before")
-    assert session.next(timeout=30).frame.line == guarded.line
-    stop = session.next(timeout=30)
-    assert (stop.frame.line, session.evaluate("i").value) == (line_of(app, "# after"), "2")
-    assert session.continue_(timeout=30) is None  # the third pass was the step's: counted, and not stopped at again
-    assert "total 21" in session.output().text
+    steps_over_the_counted_pass(session, guarded.line, line_of(app, "# after"))
 
 
 @pytest.mark.parametrize("version", [(3, 12), (3, 13)], ids=["3.12", "3.13"])
@@ -268,11 +275,7 @@ def test_a_step_onto_a_watched_hit_count_counts_its_pass_and_stops_there_once(re
     session = relay.launch(app, python=python)
     assert session.wait_for_stop(30).frame.line == line_of(app, "# before")
     guarded = relay.breakpoints.add(app, line_of(app, "# guarded"), hit_condition="== 1")  # counted from now on
-    assert session.next(timeout=30).frame.line == guarded.line
-    stop = session.next(timeout=30)
-    assert (stop.frame.line, session.evaluate("i").value) == (line_of(app, "# after"), "2")
-    assert session.continue_(timeout=30) is None  # the first pass was the step's: counted, and not stopped at again
-    assert "total 21" in session.output().text
+    steps_over_the_counted_pass(session, guarded.line, line_of(app, "# after"))
 
 
 @pytest.mark.parametrize("version", [(3, 12), (3, 13)], ids=["3.12", "3.13"])

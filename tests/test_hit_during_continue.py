@@ -13,24 +13,24 @@ from jupyter_debug_relay.backends.debugpy.backend import DebugpyBackend
 WORKERS = 3
 PASSES = 40
 
-SLEEPY = f"""
-import threading, time
-
+STEP = """
 def step(index, n):
     seen = (index, n)  # hit
     return seen
-
-def work(index):
-    for n in range({PASSES}):
-        time.sleep(0.001 * ((index * 7 + n * 3) % 23))  # each thread comes back to its line at its own moment
-        step(index, n)
-
+"""
+START = f"""
 workers = [threading.Thread(target=work, args=(i,), name=f"worker-{{i}}") for i in range({WORKERS})]
 for t in workers:
     t.start()
 for t in workers:
     t.join()
 """
+SLEEPY = "import threading, time\n" + STEP + f"""
+def work(index):
+    for n in range({PASSES}):
+        time.sleep(0.001 * ((index * 7 + n * 3) % 23))  # each thread comes back to its line at its own moment
+        step(index, n)
+""" + START
 
 
 def every_stop(session, expression: str, hits: int) -> list:  # noqa: ANN001 - a SessionHandle
@@ -109,22 +109,12 @@ def test_a_hit_reported_before_the_boot_numbered_it_is_not_reported_again(relay,
 
 FOUR_PASSES = f"""
 together = threading.Barrier({WORKERS})
-
-def step(index, n):
-    seen = (index, n)  # hit
-    return seen
-
+""" + STEP + """
 def work(index):
     for n in range(4):
         together.wait()
         step(index, n)
-
-workers = [threading.Thread(target=work, args=(i,), name=f"worker-{{i}}") for i in range({WORKERS})]
-for t in workers:
-    t.start()
-for t in workers:
-    t.join()
-"""
+""" + START
 
 
 LATE_WORD = """

@@ -183,16 +183,9 @@ def joining(cluster, tmp_path):
 
 def test_a_notebook_breakpoint_stops_a_task_that_has_no_breakpoint_call(joining):
     k = joining
-    line = line_of(str(TASKS), "notebook breakpoint here")
-    k.magic(f"%bp ray_tasks.py:{line}")
-    k.magic("%debug_session ray --join")
     # A new worker for this task (its runtime env differs from the job's) waits up to a minute for the relay.
-    k.magic("tripled = ray_tasks.triple.options(runtime_env=ray_runtime_env(post_mortem=False, join_wait=60))"
-            ".remote(5)")
-    deadline = time.monotonic() + 120
-    while "triple" not in (rows := k.magic("%debug_session ray").text) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    row = next(r.split() for r in rows.splitlines()[1:] if " triple " in r)
+    row, line = triple_stopped(k, "ray_runtime_env(post_mortem=False, join_wait=60)", 120)
+    rows = k.magic("%debug_session ray").text
     assert row[6].startswith("triple:") and row[7].endswith(f"ray_tasks.py:{line}"), rows
     assert len(rows.splitlines()) == 2, rows  # the joined workers that run or wait are not listed as paused
     k.magic(f"%debug_session use {row[6]}")
@@ -271,6 +264,16 @@ def stopped_row(k, name: str, timeout: float) -> list[str]:
     return next(r.split() for r in rows.splitlines()[1:] if f" {name} " in r)
 
 
+def triple_stopped(k, runtime_env: str, timeout: float) -> tuple[list[str], int]:  # noqa: ANN001 - a driver kernel
+    """``triple(5)`` started with ``env = RUNTIME_ENV``, a notebook breakpoint in it and the job's workers joined: its
+    row of ``%debug_session ray`` once it stopped (``timeout`` s at most), and the breakpoint's line."""
+    line = line_of(str(TASKS), "notebook breakpoint here")
+    k.magic(f"%bp ray_tasks.py:{line}")
+    k.magic("%debug_session ray --join")
+    k.magic(f"env = {runtime_env}\ntripled = ray_tasks.triple.options(runtime_env=env).remote(5)")
+    return stopped_row(k, "triple", timeout), line
+
+
 def test_a_notebook_breakpoint_stops_the_notebooks_job_after_another_drivers_post_mortem(notebook, other_driver):
     k = notebook
     row = next(r.split() for r in paused(k, 1).splitlines()[1:] if r.split()[6] == "-")
@@ -283,11 +286,7 @@ def test_a_notebook_breakpoint_stops_the_notebooks_job_after_another_drivers_pos
     k.magic("import ray, ray_tasks\nfrom jupyter_debug_relay import ray_runtime_env\n"
             "ray.init(address='auto', runtime_env={**ray_runtime_env(), 'working_dir': '.'}, logging_level='ERROR', "
             "log_to_driver=False)", timeout=120)
-    line = line_of(str(TASKS), "notebook breakpoint here")
-    k.magic(f"%bp ray_tasks.py:{line}")
-    k.magic("%debug_session ray --join")
-    k.magic("tripled = ray_tasks.triple.options(runtime_env=ray_runtime_env(join_wait=60)).remote(5)")
-    row = stopped_row(k, "triple", 60)
+    row, line = triple_stopped(k, "ray_runtime_env(join_wait=60)", 60)
     assert row[6].startswith("triple:") and row[7].endswith(f"ray_tasks.py:{line}"), row
     k.magic(f"%debug_session continue --session {row[6]} --no-wait")
     assert k.magic("ray.get(tripled, timeout=60)", timeout=90).text == "16"
@@ -295,12 +294,7 @@ def test_a_notebook_breakpoint_stops_the_notebooks_job_after_another_drivers_pos
 
 def test_a_reused_worker_that_dies_is_named_after_the_task_it_ran_then(joining):
     k = joining
-    line = line_of(str(TASKS), "notebook breakpoint here")
-    k.magic(f"%bp ray_tasks.py:{line}")
-    k.magic("%debug_session ray --join")
-    k.magic("env = ray_runtime_env(post_mortem=False, join_wait=60)\n"
-            "tripled = ray_tasks.triple.options(runtime_env=env).remote(5)")
-    row = stopped_row(k, "triple", 120)
+    row, _ = triple_stopped(k, "ray_runtime_env(post_mortem=False, join_wait=60)", 120)
     k.magic(f"%debug_session continue --session {row[6]} --no-wait")
     assert k.magic("ray.get(tripled, timeout=60)", timeout=90).text == "16"
     k.magic("%bp clear")

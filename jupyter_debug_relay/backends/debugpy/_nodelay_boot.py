@@ -13,7 +13,8 @@ line, which every local user can read: ``token`` is the secret pydevd must answe
 debugpy as ``--adapter-access-token`` inside this process only; ``unset`` names variables the relay added for its
 own sake. Both are removed from ``os.environ`` before the program runs, so it and its children see the environment
 of a plain run. ``debugpy`` names the debugpy folder to run instead of the one on the command line (the relay lends
-one built for this Python); ``free_children`` and ``stack_with_stops`` ask for those features.
+one built for this Python); ``free_children`` and ``stack_with_stops`` ask for those features; ``log_marks``
+(start, end) are what a log line written into a launched program's stdout goes between (``log_lines.py``).
 
 As each module's code is read (``SourceLoader.get_code``: imports and ``-m``), the boot notes its file's modification
 time (``LOADED``, which the relay reads to tell a file changed since it was loaded) and hands the code to the

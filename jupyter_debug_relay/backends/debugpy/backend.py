@@ -36,7 +36,7 @@ from ..dap import messages as wire
 from ..dap.backend import DapBackend
 from . import features, interpreter, lending, native_wait, probe_answers, recording, source_changes, tasks
 from .crash_traceback import python_order
-from .log_lines import LogLines
+from .log_lines import LogLines, marks
 from .slow_inspection import SlowInspection
 from .values import BYTES_TYPES, PythonValues
 
@@ -184,7 +184,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         self.python = python
         self.attach_pid: int | None = None
         self.launch_env: dict[str, str] = {}  # a launched target's environment (what it adds to the kernel's)
-        self._log_token = secrets.token_hex(8)  # marks a launched target's log lines in its stdout (log_lines.py)
+        self._log_token = secrets.token_hex(8)  # in the marks of a launched target's log lines (log_lines.py)
         self.started_ns: int | None = None  # when the target started: files changed later may not be what it runs
         self._failed_conditions: set[int] = set()  # breakpoints whose condition failure was reported
         self._sent_conditions: dict[int, str] = {}  # a task's breakpoint -> the condition pydevd has (task test too)
@@ -219,7 +219,7 @@ class DebugpyBackend(SlowInspection, PythonValues, DapBackend):
         else:
             # Output as it is printed, as in a terminal; the boot unsets what we add once the interpreter has it.
             ours = {} if "PYTHONUNBUFFERED" in os.environ else {"PYTHONUNBUFFERED": "1"}
-            boot = {"unset": [name for name in ours if name not in (env or {})], "log_mark": self._log_token}
+            boot = {"unset": [name for name in ours if name not in (env or {})], "log_marks": marks(self._log_token)}
             self.launch_env = {**ours, **(env or {}), BOOT_VARIABLE: json.dumps(boot)}
             config: dict[str, Any] = {
                 **common,

@@ -217,14 +217,14 @@ def _past_the_guard(tracer, line: int, stopped_at: int):  # noqa: ANN001, ANN202
     return first_event
 
 
-def _relays_stdout(token):  # noqa: ANN001, ANN202 - str or None; (stream, identity, marks) or None
-    """The stdout the relay reads (launched: its pipe), that file's identity, and a log line's marks in it, as
-    ``log_lines.marks`` makes them; None when the relay gave no token (attached)."""
+def _relays_stdout(marks):  # noqa: ANN001, ANN202 - [start, end] or None; (stream, identity, marks) or None
+    """The stdout the relay reads (launched: its pipe), that file's identity, and the marks the relay gave for a log
+    line in it (``log_lines.marks``); None when it gave none (attached)."""
     stream = sys.__stdout__
-    if not token or stream is None:
+    if not marks or stream is None:
         return None
     try:
-        return stream, _identity(stream), (f"\x00{token}\x02", f"\x03{token}\x00")
+        return stream, _identity(stream), tuple(marks)
     except (OSError, ValueError, AttributeError):
         return None
 
@@ -246,7 +246,7 @@ class Stops:
         self.monitoring = change.module("_pydevd_bundle.pydevd_constants").PYDEVD_USE_SYS_MONITORING
         self.api = change.module("_pydevd_bundle.pydevd_api").PyDevdAPI
         self.tool = None  # claim_tool's, once the feature is on
-        self.log_to = _relays_stdout(boot.SETTINGS.get("log_mark"))
+        self.log_to = _relays_stdout(boot.SETTINGS.get("log_marks"))
 
     def stop(self, frame, bp, in_callback: bool = False) -> None:  # noqa: ANN001 - a frame, a LineBreakpoint
         """Stop the thread at ``frame``'s line (from a guard, or from a ``sys.monitoring`` callback)."""
