@@ -6,6 +6,7 @@ seeing the tests' environment for the rest, its targets on the virtualenv's Pyth
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -56,21 +57,20 @@ def kernel_environment(version: str) -> Path:
     python_version = f"py{sys.version_info[0]}{sys.version_info[1]}"
     folder = Path(lending.cache_root()) / "test-debugpy" / f"{version}-{python_version}-{which}"
     python = folder / "bin" / "python"
-    if not (folder / ".made").is_file():
-        scratch = folder.with_name(folder.name + f".{os.getpid()}")
-        shutil.rmtree(scratch, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(scratch)], check=True, timeout=120)
-        site = next((scratch / "lib").glob("python3.*")) / "site-packages"
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                               "--no-deps", "--only-binary=:all:", "--target", str(site), f"debugpy=={version}"],
-                              capture_output=True, text=True, timeout=300)
-        if done.returncode != 0:
-            shutil.rmtree(scratch, ignore_errors=True)
-            pytest.skip(f"pip could not get debugpy {version}: {done.stderr.strip()[-300:]}")
-        (site / "zz_tests_environment.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
-        (scratch / ".made").touch()
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(scratch, folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.with_name(folder.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two tests of one version (xdist workers) make it once, not over each other
+        if not (folder / ".made").is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=120)
+            site = next((folder / "lib").glob("python3.*")) / "site-packages"
+            done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                                   "--no-deps", "--only-binary=:all:", "--target", str(site), f"debugpy=={version}"],
+                                  capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                pytest.skip(f"pip could not get debugpy {version}: {done.stderr.strip()[-300:]}")
+            (site / "zz_tests_environment.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+            (folder / ".made").touch()
     return python
 
 
