@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from jupyter_debug_relay.cli import demo
@@ -15,6 +19,20 @@ def test_the_home_page_shows_what_make_demo_prints():
     assert "15 │ totals[name] = amount\n" in printed  # the first stop shows its line, and the line no giveaway
     assert printed == demo.shown(demo.PAGE.read_text()), (
         "docs/index.md's transcript differs from the demo's: run python -m jupyter_debug_relay.cli.demo")
+
+
+def test_a_demo_whose_kernel_dies_at_start_says_so_with_what_the_kernel_wrote(tmp_path):
+    spec = tmp_path / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    dies = "import sys; sys.stderr.write('no module named ipykernel_launcher (simulated)'); sys.exit(3)"
+    (spec / "kernel.json").write_text(json.dumps({"argv": [sys.executable, "-c", dies, "{connection_file}"],
+                                                  "display_name": "dies", "language": "python"}))
+    done = subprocess.run([sys.executable, "-m", "jupyter_debug_relay.cli", "demo"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "JUPYTER_PATH": str(tmp_path),
+                                            "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: demo_failed: The demo's kernel did not start: Kernel died"), done.stderr
+    assert "no module named ipykernel_launcher (simulated)" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_flagship_example_does_not_name_its_bug():

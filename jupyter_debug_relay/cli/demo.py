@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -80,9 +79,23 @@ def run(say: Callable[[str], None] = print) -> int:
         return _run_in(folder, say)
 
 
+def start_kernel(folder: str) -> tuple:
+    """A kernel running in ``folder`` and its client; one that dies or never answers is a ``demo_failed`` error
+    quoting the end of what it wrote to stderr."""
+    log = os.path.join(folder, "kernel-stderr.log")
+    with open(log, "wb") as stderr:
+        try:
+            return start_new_kernel(kernel_name="python3", cwd=folder, startup_timeout=TIMEOUT, stderr=stderr)
+        except RuntimeError as exc:  # jupyter_client's: "Kernel died before replying ...", "... didn't respond ..."
+            with open(log, encoding="utf-8", errors="replace") as f:
+                said = f.read()[-2000:].strip() or "(nothing)"
+            raise RelayError("demo_failed", f"The demo's kernel did not start: {exc}.",
+                             f"Check that `{sys.executable} -m ipykernel_launcher` runs; the kernel wrote to "
+                             f"stderr:\n{said}") from None
+
+
 def _run_in(folder: str, say: Callable[[str], None]) -> int:
-    manager, client = start_new_kernel(kernel_name="python3", cwd=folder, startup_timeout=TIMEOUT,
-                                       stderr=subprocess.DEVNULL)
+    manager, client = start_kernel(folder)
     try:
         for number, (code, why) in enumerate(cells(), 1):
             say(f"In [{number}]: {code}      # {why}")
