@@ -15,7 +15,10 @@ NEEDS_LLDB = "lldb"  # a block that debugs a C program needs gcc and an lldb ada
 
 
 def test_python_api_examples_run_in_order():
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    page = DOC.read_text()
+    # each block padded to its place in the page, so that a failure's traceback names the page's own line
+    blocks = ["\n" * page.count("\n", 0, m.start(1)) + m.group(1)
+              for m in re.finditer(r"```python\n(.*?)```", page, re.S)]
     assert len(blocks) >= 6
     have_lldb = shutil.which("gcc") and (shutil.which("lldb-vscode-16") or shutil.which("lldb-dap"))
     skipped = [b for b in blocks if NEEDS_LLDB in b and not have_lldb]
