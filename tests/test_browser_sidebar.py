@@ -51,6 +51,24 @@ def lab(tmp_path):
         yield server
 
 
+def press(bug, pressed: str, tries: int = 4) -> None:  # noqa: ANN001 - a Playwright locator
+    """Click the bug button until it says ``pressed``. A click is lost while JupyterLab still moves its debugger to
+    the notebook (its handler then takes the debugger for another widget's, starts it instead of stopping it, and the
+    button stays on); the debugger's start itself is slow: each click waits up to 20 s."""
+    from playwright.sync_api import expect
+
+    for _ in range(tries):
+        if bug.get_attribute("aria-pressed") == pressed:
+            return
+        bug.click()
+        try:
+            expect(bug).to_have_attribute("aria-pressed", pressed, timeout=20_000)
+            return
+        except AssertionError:
+            continue
+    expect(bug).to_have_attribute("aria-pressed", pressed)
+
+
 def click_gutter(page, editor, line: int) -> None:
     """Click the breakpoint gutter of ``editor`` at ``line``, until the Breakpoints panel lists it (the gutter comes
     with the debugger's handler of the editor, made when the debugger turns on)."""
@@ -135,11 +153,9 @@ def test_jupyterlabs_sidebar_and_gutter_debug_the_target(lab):
             bug = page.locator(".jp-NotebookPanel-toolbar .jp-DebuggerBugButton button, "
                                ".jp-NotebookPanel-toolbar button.jp-DebuggerBugButton").first
             cell = cells.nth(3)
-            for attempt in range(3):  # each click waits for the button to say it took (the debugger starts slowly)
+            for attempt in range(3):
                 for pressed in ("false", "true"):
-                    if bug.get_attribute("aria-pressed") != pressed:
-                        bug.click()
-                        expect(bug).to_have_attribute("aria-pressed", pressed)
+                    press(bug, pressed)
                 try:
                     expect(cell.locator("div.cm-gutter.cm-breakpoint-gutter")).to_be_visible(timeout=20_000)
                     break
