@@ -378,7 +378,11 @@ def record_cost(results: dict[str, Any]) -> str:
                          f"{_ms(found['unrecorded']['median'])} | {_ms(found['recorded']['median'])} | "
                          f"{_times(found['recorded_over_plain'])} | {_times(found['recorded_over_unrecorded'])} | "
                          f"{min(found[k]['n'] for k in ('plain', 'unrecorded', 'recorded'))} |")
-    return ("\n".join(lines) + f"\n\n`python bench/record_cost.py --runs {part['runs']}` on {_machine(part)}, shared "
+    calls = ", ".join(f"{_ms(part[version]['record_call_ms']['median'])} ms on {version}"
+                      for version in sorted(key for key in part if key[:2] == "3."))
+    return ("\n".join(lines) + f"\n\nThe `record` call itself, at the stop, with {part['objects']:,} lists held by the "
+            f"program: {calls} (wall time, median of {part['runs']}).\n\n"
+            f"`python bench/record_cost.py --runs {part['runs']}` on {_machine(part)}, shared "
             f"with other work: {part['events']:,} line events a function, the CPU time of its thread as the target "
             "prints it. `make docs` writes this table from `bench/results.json`.\n")
 

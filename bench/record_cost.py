@@ -10,10 +10,16 @@ other round), three runs:
    removed there (the file is then free of breakpoints, as plain), and continued;
 3. recorded: the same, with ``record recorded`` at that stop (the function compiled again with its records).
 
-Printed per Python: the median CPU of each function in each run (ms, with the sample count), and the ratios
-recorded/plain and recorded/unrecorded for ``recorded``, and for ``elsewhere`` (not recorded; the goal: no change).
+and a fourth, recorded again with the program holding ``--objects`` lists first, as a real program's heap, to time
+the ``record`` call itself (it walks the collector's objects once to find the functions). The first three hold
+none: a recorded function's records are objects, and a big heap would add the collector's walks of it to their
+cost, which is the program's, not the recording's.
 
-    python bench/record_cost.py [--events 100000] [--runs 5] [--pythons 3.11 3.12 3.13]
+Printed per Python: the median CPU of each function in each run (ms, with the sample count), and the ratios
+recorded/plain and recorded/unrecorded for ``recorded``, and for ``elsewhere`` (not recorded; the goal: no change);
+and the wall time of the ``record`` call itself.
+
+    python bench/record_cost.py [--events 100000] [--objects 1000000] [--runs 5] [--pythons 3.11 3.12 3.13]
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from typing import Any
 
 from common import ROOT, Samples, Table, record
@@ -51,6 +58,7 @@ def elsewhere(n):
     return total
 
 
+heap = [[i] for i in range(int(sys.argv[2]))]  # lists the collector tracks
 n = int(sys.argv[1])  # stop here
 for function in (recorded, elsewhere):
     began = time.thread_time()
@@ -69,32 +77,38 @@ def _times(text: str) -> dict[str, float]:
     return found
 
 
-def plain(python: str, program: str, passes: int) -> dict[str, float]:
-    done = subprocess.run([python, program, str(passes)], capture_output=True, text=True, timeout=TIMEOUT)
+def plain(python: str, program: str, args: list[str]) -> dict[str, float]:
+    done = subprocess.run([python, program, *args], capture_output=True, text=True, timeout=TIMEOUT)
     return _times(done.stdout)
 
 
-def relayed(relay: Relay, python: str, program: str, passes: int, recording: bool) -> dict[str, float]:
+def relayed(relay: Relay, python: str, program: str, args: list[str], recording: bool) -> dict[str, float]:
+    """The functions' CPU ms, and with ``recording`` the ``record`` call's wall ms (key ``record call``)."""
     relay.breakpoints.clear()
     relay.breakpoints.add(program, TARGET.splitlines().index("n = int(sys.argv[1])  # stop here") + 1)
-    session = relay.launch(program, args=[str(passes)], python=python)
+    session = relay.launch(program, args=args, python=python)
     session.wait_for_stop(60)
     relay.breakpoints.clear()
+    call = {}
     if recording:
+        began = time.perf_counter()
         relay.operations.call("record", {"target": "recorded", "session": session.id})
+        call["record call"] = (time.perf_counter() - began) * 1000
     session.continue_(timeout=TIMEOUT)
-    return _times(session.output().text)
+    return {**_times(session.output().text), **call}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--objects", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pythons", nargs="*", default=["3.11", "3.12", "3.13"])
     options = parser.parse_args()
     passes = options.events // 2  # two line events a pass: the `for` and the body
     found = targets.found()
-    figures: dict[str, Any] = {"events": options.events, "runs": options.runs}
+    args, heaped = [str(passes), "0"], [str(passes), str(options.objects)]
+    figures: dict[str, Any] = {"events": options.events, "objects": options.objects, "runs": options.runs}
     with tempfile.TemporaryDirectory() as folder, Relay() as relay:
         program = os.path.join(folder, "target.py")
         with open(program, "w") as f:
@@ -113,10 +127,10 @@ def main() -> None:
             for round_ in range(options.runs):
                 modes = ["plain", "unrecorded", "recorded"]
                 for mode in modes if round_ % 2 == 0 else modes[::-1]:
-                    got = plain(python, program, passes) if mode == "plain" else \
-                        relayed(relay, python, program, passes, mode == "recorded")
-                    for fn, value in got.items():
-                        samples[(mode, fn)].add(value)
+                    got = plain(python, program, args) if mode == "plain" else \
+                        relayed(relay, python, program, args, mode == "recorded")
+                    for fn in ("recorded", "elsewhere"):
+                        samples[(mode, fn)].add(got[fn])
             part: dict[str, Any] = {}
             for fn in ("recorded", "elsewhere"):
                 base, off, on = (samples[(mode, fn)] for mode in ("plain", "unrecorded", "recorded"))
@@ -125,6 +139,12 @@ def main() -> None:
                 part[fn] = {"plain": base.summary(), "unrecorded": off.summary(), "recorded": on.summary(),
                             "recorded_over_plain": round(on.median / base.median, 2),
                             "recorded_over_unrecorded": round(on.median / off.median, 2)}
+            call = Samples()
+            for _ in range(options.runs):
+                call.add(relayed(relay, python, program, heaped, True)["record call"])
+            print(f"{version}: the record call at the stop, {options.objects:,} lists held: {call.median:.0f} ms "
+                  f"(median of {call.n})")
+            part["record_call_ms"] = call.summary()
             figures[version] = part
     record("record_cost", figures)
 

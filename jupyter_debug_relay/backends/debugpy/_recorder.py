@@ -291,7 +291,8 @@ class MonitoredRecorder(Recorder):
         state[1] = line
         self._event(state[0], index, kind, line, changes, value, _size(changes, value))
 
-    def start(self) -> None:
+    def start(self, functions: list) -> None:
+        """Start recording (``functions``: the program's, unused here: monitoring needs no swap)."""
         monitoring = sys.monitoring
         events = monitoring.events
         monitoring.register_callback(self.tool, events.PY_START, self.on_start)
@@ -332,7 +333,8 @@ class CompiledRecorder(Recorder):
         self.records.append((next(self.sequence), call, site, value if type(value) in _FIXED else self.keep(value)))
         return value
 
-    def start(self) -> None:
+    def start(self, functions: list) -> None:
+        """Start recording: every function among ``functions`` running a recorded code runs its compiled one."""
         names = _record_compiler()
         setattr(builtins, names.APPEND, self.records.append)
         setattr(builtins, names.SEQUENCE, self.sequence.__next__)
@@ -342,9 +344,9 @@ class CompiledRecorder(Recorder):
         setattr(builtins, names.FIXED, _FIXED)
         setattr(builtins, names.TYPE, type)
         olds = {id(code): index for index, code in enumerate(self.code_list)}
-        for obj in gc.get_objects():
-            if type(obj) is types.FunctionType and id(obj.__code__) in olds:
-                self._swap(obj, olds[id(obj.__code__)])
+        for function in functions:
+            if id(function.__code__) in olds:
+                self._swap(function, olds[id(function.__code__)])
         if self.tool < 0:
             return
         monitoring = sys.monitoring
@@ -505,12 +507,15 @@ def _ours(path: str) -> bool:
         ("<jupyter_debug_relay", "<builtin jupyter_debug_relay"))
 
 
-def _all_codes() -> list:
-    """Every code object the program has: its functions', its frames', and the code nested in those."""
-    roots = []
-    for obj in gc.get_objects():
-        if type(obj) is types.FunctionType:
-            roots.append(obj.__code__)
+def _functions() -> list:
+    """Every function of the program: the one walk of the collector's objects a ``record`` makes (the most of its
+    time in a program of millions of objects)."""
+    return [obj for obj in gc.get_objects() if type(obj) is types.FunctionType]
+
+
+def _all_codes(functions: list) -> list:
+    """Every code object the program has: its ``functions``', its frames', and the code nested in those."""
+    roots = [function.__code__ for function in functions]
     for top in sys._current_frames().values():
         frame = top
         while frame is not None:
@@ -575,13 +580,10 @@ def _assigned(code, first: int, last: int) -> list:
     return names
 
 
-def _function(name: str) -> list:
-    codes = _all_codes()
+def _function(name: str, functions: list, codes: list) -> list:
     found = [c for c in codes if c.co_qualname == name]
     if not found and "." in name:  # module.function, or module.Class.method
-        for obj in gc.get_objects():
-            if type(obj) is types.FunctionType and f"{obj.__module__}.{obj.__qualname__}" == name:
-                found.append(obj.__code__)
+        found = [f.__code__ for f in functions if f"{f.__module__}.{f.__qualname__}" == name]
     if not found:
         found = [c for c in codes if c.co_name == name and not c.co_name.startswith("<")]
     return list(dict.fromkeys(found))
@@ -612,15 +614,17 @@ def _record(kind: str, cap: int, max_chars: int, name: str = "", path: str = "",
     if sys.version_info < (3, 11):
         return {"error": "unsupported", "version": list(sys.version_info[:3]),
                 "why": "recording needs Python 3.11 or newer in the target"}
+    functions = _functions()
+    every = _all_codes(functions)
     if kind == "function":
-        codes = _function(name)
+        codes = _function(name, functions, every)
         ranges = [None] * len(codes)
         names = [None] * len(codes)
         if not codes:
             return {"error": "unknown_function"}
     else:
         codes, ranges, names = [], [], []
-        for code in _all_codes():
+        for code in every:
             if not _same_file(code.co_filename, path):
                 continue
             held = {line for line in _lines(code) if first <= line <= last}
@@ -630,11 +634,11 @@ def _record(kind: str, cap: int, max_chars: int, name: str = "", path: str = "",
             ranges.append((first, last))
             names.append(_assigned(code, first, last) if code.co_name == "<module>" else None)
         if not codes:
-            return {"error": "no_code", "loaded": any(_same_file(c.co_filename, path) for c in _all_codes())}
+            return {"error": "no_code", "loaded": any(_same_file(c.co_filename, path) for c in every)}
     if recorder is not None:
         recorder.stop()
         recorder = None
-    chosen, made, sites, pending, unfit = _compiled(codes, ranges)
+    chosen, made, sites, pending, unfit = _compiled(codes, ranges, functions, every)
     monitoring = getattr(sys, "monitoring", None)
     if made is None and monitoring is None:
         return {"error": "unsupported", "version": list(sys.version_info[:3]), "why": unfit}
@@ -649,21 +653,22 @@ def _record(kind: str, cap: int, max_chars: int, name: str = "", path: str = "",
                                     [names[i] for i in chosen], cap, max_chars, made, sites, pending)
     else:
         recorder = MonitoredRecorder(tool, codes, ranges, names, cap, max_chars)
-    recorder.start()
+    recorder.start(functions)
     told = recorder.describe()
     if unfit:
         told["why"] = unfit
     return told
 
 
-def _compiled(codes: list, ranges: list) -> tuple:
+def _compiled(codes: list, ranges: list, functions: list, every: list) -> tuple:
     """(indexes of the codes compiled again, their new codes, the sites, the defs not run yet, None), or
     ([], None, None, {}, why not): the functions among ``codes`` (a comprehension or lambda inside one is recorded
-    as its lines). A function not made yet is waited for where its module or class body defines it (3.12+)."""
+    as its lines). A function not made yet is waited for where its module or class body defines it (3.12+).
+    ``functions`` and ``every`` are the program's functions and code objects."""
     nested = {id(inner) for code in codes for inner in code.co_consts if type(inner) is types.CodeType}
     chosen = [index for index, code in enumerate(codes) if not (code.co_name.startswith("<") and id(code) in nested)]
-    held = {id(obj.__code__) for obj in gc.get_objects() if type(obj) is types.FunctionType}
-    parents = {id(inner): code for code in _all_codes() for inner in code.co_consts if type(inner) is types.CodeType}
+    held = {id(function.__code__) for function in functions}
+    parents = {id(inner): code for code in every for inner in code.co_consts if type(inner) is types.CodeType}
     pending: dict = {}
     for place, index in enumerate(chosen):
         code = codes[index]
