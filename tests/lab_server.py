@@ -118,3 +118,27 @@ def lab(root: Path, name: str, kernel: dict, settings: dict[str, dict], fill: Ca
     finally:
         server.stop()
         assert_none_left(marked_processes, before, 20.0)
+
+
+@contextlib.contextmanager
+def notebook_page(server: Lab, notebook: str, kernel: str, viewport: dict[str, int]) -> Iterator:
+    """A Chromium page (Playwright) on ``notebook`` in ``server``, once its kernel (display name ``kernel``) is idle;
+    a failing body leaves a screenshot in ``ARTIFACTS``, named after the notebook."""
+    from playwright.sync_api import expect, sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=viewport)
+        try:
+            page.set_default_timeout(60_000)
+            expect.set_options(timeout=60_000)
+            page.goto(f"{server.base}/lab/tree/{notebook}?token={server.token}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+            expect(page.get_by_role("button", name=f"{kernel} | Idle")).to_be_visible(timeout=90_000)
+            yield page
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / f"{Path(notebook).stem}-failure.png"))
+            raise
+        finally:
+            browser.close()

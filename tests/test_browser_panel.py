@@ -11,7 +11,7 @@ import pytest
 
 from jupyter_debug_relay.cli.demo import example_path, line_of
 from tests import lab_server
-from tests.lab_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.lab_server import ARTIFACTS, CHROMIUM
 
 HERE = Path(__file__).parent
 
@@ -87,64 +87,52 @@ LAYOUT_PROBLEMS = """
 
 
 def test_panel_renders_steps_and_expands_in_jupyterlab(lab):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     program = example_path()
     line = line_of(program, "totals[name] = amount")
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1100})
-            page.set_default_timeout(60_000)
-            expect.set_options(timeout=60_000)
-            page.goto(f"{lab.base}/lab/tree/panel.ipynb?token={lab.token}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-            expect(page.get_by_role("button", name="Python 3 (ipykernel) | Idle")).to_be_visible(timeout=90_000)
+    with lab_server.notebook_page(lab, "panel.ipynb", "Python 3 (ipykernel)", {"width": 1280, "height": 1100}) as page:
+        page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+        page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
 
-            page.locator(".lm-MenuBar-item", has_text="Run").first.click()
-            page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+        panel = page.locator(".jdr-panel")
+        status = panel.locator(".jdr-status-text")
+        expect(status).to_contain_text(f"paused at sales_report.py:{line} in totals_by_customer() — breakpoint",
+                                       timeout=90_000)
+        expect(panel.locator(".jdr-current")).to_have_attribute("data-line", str(line))
+        expect(panel.locator(".jdr-current")).to_contain_text("totals[name] = amount")
 
-            panel = page.locator(".jdr-panel")
-            status = panel.locator(".jdr-status-text")
-            expect(status).to_contain_text(f"paused at sales_report.py:{line} in totals_by_customer() — breakpoint",
-                                           timeout=90_000)
-            expect(panel.locator(".jdr-current")).to_have_attribute("data-line", str(line))
-            expect(panel.locator(".jdr-current")).to_contain_text("totals[name] = amount")
+        step = panel.locator("button.jdr-action", has_text="Step Over")
+        expect(step).to_be_enabled()
+        step.click()
+        expect(status).to_contain_text(f"paused at sales_report.py:{line - 1} in totals_by_customer() — step")
+        expect(panel.locator(".jdr-current")).to_have_attribute("data-line", str(line - 1))
 
-            step = panel.locator("button.jdr-action", has_text="Step Over")
-            expect(step).to_be_enabled()
-            step.click()
-            expect(status).to_contain_text(f"paused at sales_report.py:{line - 1} in totals_by_customer() — step")
-            expect(panel.locator(".jdr-current")).to_have_attribute("data-line", str(line - 1))
+        totals = panel.locator(".jdr-variables button.jdr-var-toggle", has_text="totals").first
+        expect(totals).to_contain_text("▸ totals")
+        totals.click()
+        expect(totals).to_contain_text("▾ totals")
+        expect(panel.locator(".jdr-variables .jdr-var .jdr-var .jdr-var-toggle", has_text="'ana'")).to_be_visible()
+        expect(panel.locator(".jdr-variables")).to_contain_text("12.5")
 
-            totals = panel.locator(".jdr-variables button.jdr-var-toggle", has_text="totals").first
-            expect(totals).to_contain_text("▸ totals")
-            totals.click()
-            expect(totals).to_contain_text("▾ totals")
-            expect(panel.locator(".jdr-variables .jdr-var .jdr-var .jdr-var-toggle", has_text="'ana'")).to_be_visible()
-            expect(panel.locator(".jdr-variables")).to_contain_text("12.5")
+        watch = panel.locator(".jdr-watch input")
+        watch.fill("sum(totals.values())")
+        watch.press("Enter")  # Enter in the watch box adds the watch
+        expect(panel.locator(".jdr-watch")).to_contain_text("sum(totals.values()) = 12.5")
+        expect(panel.locator(".jdr-evaluate")).not_to_contain_text("sum(totals.values())")
+        watch.fill("len(orders)")
+        panel.locator(".jdr-watch button", has_text="Watch").click()
+        expect(panel.locator(".jdr-watch")).to_contain_text("len(orders) = 5")
+        evaluate = panel.locator(".jdr-evaluate input")
+        evaluate.fill("totals[name], amount")
+        evaluate.press("Enter")
+        expect(panel.locator(".jdr-evaluate")).to_contain_text("(12.5, 12.5)")
 
-            watch = panel.locator(".jdr-watch input")
-            watch.fill("sum(totals.values())")
-            watch.press("Enter")  # Enter in the watch box adds the watch
-            expect(panel.locator(".jdr-watch")).to_contain_text("sum(totals.values()) = 12.5")
-            expect(panel.locator(".jdr-evaluate")).not_to_contain_text("sum(totals.values())")
-            watch.fill("len(orders)")
-            panel.locator(".jdr-watch button", has_text="Watch").click()
-            expect(panel.locator(".jdr-watch")).to_contain_text("len(orders) = 5")
-            evaluate = panel.locator(".jdr-evaluate input")
-            evaluate.fill("totals[name], amount")
-            evaluate.press("Enter")
-            expect(panel.locator(".jdr-evaluate")).to_contain_text("(12.5, 12.5)")
-
-            for width in (1280, 1600):
-                page.set_viewport_size({"width": width, "height": 1100})
-                panel.scroll_into_view_if_needed()
-                page.wait_for_timeout(500)  # the notebook lays out again
-                panel.screenshot(path=str(ARTIFACTS / f"panel-{width}.png"))
-                page.screenshot(path=str(ARTIFACTS / f"notebook-{width}.png"), full_page=True)
-                problems = panel.evaluate(LAYOUT_PROBLEMS)
-                assert not problems, f"at {width} px: " + "\n".join(problems[:20])
-        finally:
-            browser.close()
+        for width in (1280, 1600):
+            page.set_viewport_size({"width": width, "height": 1100})
+            panel.scroll_into_view_if_needed()
+            page.wait_for_timeout(500)  # the notebook lays out again
+            panel.screenshot(path=str(ARTIFACTS / f"panel-{width}.png"))
+            page.screenshot(path=str(ARTIFACTS / f"notebook-{width}.png"), full_page=True)
+            problems = panel.evaluate(LAYOUT_PROBLEMS)
+            assert not problems, f"at {width} px: " + "\n".join(problems[:20])

@@ -12,7 +12,7 @@ import pytest
 
 from tests import lab_server
 from tests.conftest import line_of
-from tests.lab_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.lab_server import ARTIFACTS, CHROMIUM
 from tests.test_sidebar import ORDERS, PRICING
 
 DOCS_IMAGE = Path(__file__).resolve().parent.parent / "docs" / "images" / "sidebar.png"
@@ -89,87 +89,74 @@ def click_gutter(page, editor, line: int) -> None:
 
 
 def test_jupyterlabs_sidebar_and_gutter_debug_the_target(lab):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     line = line_of(str(lab.files / "orders.py"), "amount = 0")
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.set_default_timeout(60_000)
-            expect.set_options(timeout=60_000)
-            page.goto(f"{lab.base}/lab/tree/sidebar.ipynb?token={lab.token}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-            expect(page.get_by_role("button", name="Python 3 (debug relay) | Idle")).to_be_visible(timeout=90_000)
-            cells = page.locator(".jp-Notebook .jp-CodeCell")
+    viewport = {"width": 1400, "height": 900}
+    with lab_server.notebook_page(lab, "sidebar.ipynb", "Python 3 (debug relay)", viewport) as page:
+        cells = page.locator(".jp-Notebook .jp-CodeCell")
 
-            def run(index: int) -> None:
-                cells.nth(index).locator(".jp-InputArea-editor").click()
-                page.keyboard.press("Shift+Enter")
+        def run(index: int) -> None:
+            cells.nth(index).locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Shift+Enter")
 
-            run(0)
-            expect(cells.nth(0).locator(".jp-OutputArea-output")).to_contain_text("sidebar on")
-            # the file editor needs a kernel session of its own path: orders.py on the notebook's kernel
-            [notebook] = [s for s in lab.api("GET", "/api/sessions") if s["path"].endswith("sidebar.ipynb")]
-            lab.api("POST", "/api/sessions", {"path": "orders.py", "name": "orders.py", "type": "file",
-                                              "kernel": {"id": notebook["kernel"]["id"]}})
-            page.locator(".jp-DirListing-itemText", has_text="orders.py").dblclick()
-            editor = page.locator(".jp-MainAreaWidget:has(.jp-FileEditor)")
-            expect(editor.locator(".cm-content")).to_contain_text("def total(orders):")
-            bug = editor.locator(".jp-DebuggerBugButton button, button.jp-DebuggerBugButton").first
-            expect(bug).to_be_enabled()
-            bug.click()
-            expect(page.locator(".jp-DebuggerCallstack, .jp-DebuggerBreakpoints").first).to_be_visible()
-            # a click in the gutter at the line makes a relay breakpoint
-            click_gutter(page, editor, line)
-            # the launch cell: the sidebar's call stack shows the function, the editor lights the line
-            page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="sidebar.ipynb").click()
-            run(1)
-            expect(cells.nth(1).locator(".jp-OutputArea-output")).to_contain_text(f"paused at orders.py:{line}")
-            frames = page.locator(".jp-DebuggerCallstackFrame-name")
-            expect(frames.first).to_have_text("total")
-            page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="orders.py").click()
-            highlighted = editor.locator(".cm-line.jp-DebuggerEditor-highlight")
-            expect(highlighted).to_have_count(1)
-            expect(highlighted).to_contain_text("amount = 0")
-            expect(page.locator(".jp-DebuggerVariables-name", has_text="orders").first).to_be_visible()
-            page.wait_for_timeout(500)
-            page.screenshot(path=str(ARTIFACTS / "sidebar.png"))
-            DOCS_IMAGE.parent.mkdir(exist_ok=True)
-            page.screenshot(path=str(DOCS_IMAGE))
-            # Next moves one line
-            page.locator("[data-command='debugger:next']").first.click()
-            expect(highlighted).to_contain_text("for price in orders")
-            # Continue ends the program (the %bp-less run has no other stop): the call stack clears
-            page.locator("[data-command='debugger:continue']").first.click()
-            expect(frames).to_have_count(0)
-            expect(highlighted).to_have_count(0)
-            # sidebar off: a breakpoint in a cell, and the cell's own debugging stops in it
-            page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="sidebar.ipynb").click()
-            run(2)
-            expect(cells.nth(2).locator(".jp-OutputArea-output")).to_contain_text("sidebar off")
-            # JupyterLab still thinks its debugger is on: the bug button (off, then on) starts ipykernel's own
-            bug = page.locator(".jp-NotebookPanel-toolbar .jp-DebuggerBugButton button, "
-                               ".jp-NotebookPanel-toolbar button.jp-DebuggerBugButton").first
-            cell = cells.nth(3)
-            for attempt in range(3):
-                for pressed in ("false", "true"):
-                    press(bug, pressed)
-                try:
-                    expect(cell.locator("div.cm-gutter.cm-breakpoint-gutter")).to_be_visible(timeout=20_000)
-                    break
-                except AssertionError:
-                    if attempt == 2:
-                        raise
-            cell.locator(".jp-InputArea-editor").click()
-            click_gutter(page, cell, 2)
-            run(3)
-            expect(frames.first).to_have_text("double", timeout=60_000)
-            page.locator("[data-command='debugger:continue']").first.click()
-            expect(cell.locator(".jp-OutputArea-output")).to_contain_text("42")
-        except Exception:
-            page.screenshot(path=str(ARTIFACTS / "sidebar-failure.png"))
-            raise
-        finally:
-            browser.close()
+        run(0)
+        expect(cells.nth(0).locator(".jp-OutputArea-output")).to_contain_text("sidebar on")
+        # the file editor needs a kernel session of its own path: orders.py on the notebook's kernel
+        [notebook] = [s for s in lab.api("GET", "/api/sessions") if s["path"].endswith("sidebar.ipynb")]
+        lab.api("POST", "/api/sessions", {"path": "orders.py", "name": "orders.py", "type": "file",
+                                          "kernel": {"id": notebook["kernel"]["id"]}})
+        page.locator(".jp-DirListing-itemText", has_text="orders.py").dblclick()
+        editor = page.locator(".jp-MainAreaWidget:has(.jp-FileEditor)")
+        expect(editor.locator(".cm-content")).to_contain_text("def total(orders):")
+        bug = editor.locator(".jp-DebuggerBugButton button, button.jp-DebuggerBugButton").first
+        expect(bug).to_be_enabled()
+        bug.click()
+        expect(page.locator(".jp-DebuggerCallstack, .jp-DebuggerBreakpoints").first).to_be_visible()
+        # a click in the gutter at the line makes a relay breakpoint
+        click_gutter(page, editor, line)
+        # the launch cell: the sidebar's call stack shows the function, the editor lights the line
+        page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="sidebar.ipynb").click()
+        run(1)
+        expect(cells.nth(1).locator(".jp-OutputArea-output")).to_contain_text(f"paused at orders.py:{line}")
+        frames = page.locator(".jp-DebuggerCallstackFrame-name")
+        expect(frames.first).to_have_text("total")
+        page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="orders.py").click()
+        highlighted = editor.locator(".cm-line.jp-DebuggerEditor-highlight")
+        expect(highlighted).to_have_count(1)
+        expect(highlighted).to_contain_text("amount = 0")
+        expect(page.locator(".jp-DebuggerVariables-name", has_text="orders").first).to_be_visible()
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(ARTIFACTS / "sidebar.png"))
+        DOCS_IMAGE.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(DOCS_IMAGE))
+        # Next moves one line
+        page.locator("[data-command='debugger:next']").first.click()
+        expect(highlighted).to_contain_text("for price in orders")
+        # Continue ends the program (the %bp-less run has no other stop): the call stack clears
+        page.locator("[data-command='debugger:continue']").first.click()
+        expect(frames).to_have_count(0)
+        expect(highlighted).to_have_count(0)
+        # sidebar off: a breakpoint in a cell, and the cell's own debugging stops in it
+        page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="sidebar.ipynb").click()
+        run(2)
+        expect(cells.nth(2).locator(".jp-OutputArea-output")).to_contain_text("sidebar off")
+        # JupyterLab still thinks its debugger is on: the bug button (off, then on) starts ipykernel's own
+        bug = page.locator(".jp-NotebookPanel-toolbar .jp-DebuggerBugButton button, "
+                           ".jp-NotebookPanel-toolbar button.jp-DebuggerBugButton").first
+        cell = cells.nth(3)
+        for attempt in range(3):
+            for pressed in ("false", "true"):
+                press(bug, pressed)
+            try:
+                expect(cell.locator("div.cm-gutter.cm-breakpoint-gutter")).to_be_visible(timeout=20_000)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
+        cell.locator(".jp-InputArea-editor").click()
+        click_gutter(page, cell, 2)
+        run(3)
+        expect(frames.first).to_have_text("double", timeout=60_000)
+        page.locator("[data-command='debugger:continue']").first.click()
+        expect(cell.locator(".jp-OutputArea-output")).to_contain_text("42")
