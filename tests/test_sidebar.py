@@ -286,8 +286,12 @@ def test_a_control_request_never_waits_on_the_target(lab, folder):
 def test_a_named_session_and_off(lab, folder):
     named = lab.magic("%debug_session sidebar spin")
     assert named.text.startswith("sidebar on: JupyterLab's debugger drives session spin"), named.text
-    off = lab.magic("%debug_session sidebar off")
-    assert off.text == "sidebar off: JupyterLab's debugger debugs the notebook's own cells again"
+    off = lab.magic("%debug_session sidebar off")  # JupyterLab's debugger was started on the session
+    assert off.text == ("sidebar off: JupyterLab's debugger debugs the notebook's own cells again once it restarts: "
+                        "click the bug button off, then on")
+    field = lab.magic("m = get_ipython().run_line_magic\nm('debug_session', 'sidebar')\n"
+                      "m('debug_session', 'sidebar off').restart_debugger")
+    assert field.text == "False"  # on again, and off before JupyterLab started its debugger on it
     assert lab.ok("debugInfo")["richRendering"] is True  # ipykernel's own answer
 
 
@@ -296,7 +300,8 @@ def test_off_gives_jupyterlab_the_kernels_own_cell_debugging(folder):
     k = DebugKernel("debug-relay", cwd=str(folder))
     try:
         k.magic("%debug_session sidebar")
-        k.magic("%debug_session sidebar off")
+        off = k.magic("%debug_session sidebar off")  # JupyterLab never started its debugger: nothing to restart
+        assert off.text == "sidebar off: JupyterLab's debugger debugs the notebook's own cells again"
         k.ok("initialize", clientID="jupyterlab", adapterID="python", pathFormat="path", linesStartAt1=True,
              columnsStartAt1=True)
         k.ok("attach")

@@ -74,11 +74,14 @@ class ServeWords(Words):
         answer = self.relay.operations.call("sidebar", args)
         if not answer["sidebar"]:
             text = "sidebar off: JupyterLab's debugger debugs the notebook's own cells again"
+            if answer["restart_debugger"]:
+                text += " once it restarts: click the bug button off, then on"
         else:
             follows = (f"session {self.context.session(answer['follows']).name}" if answer["follows"]
                        else "the newest session (and each new one)")
             text = (f"sidebar on: JupyterLab's debugger drives {follows}; turn it on with the bug button, set "
                     "breakpoints in the file editor's gutter")
         result = Result(text)
-        result.sidebar, result.follows = answer["sidebar"], answer["follows"]
+        result.sidebar, result.follows, result.restart_debugger = (answer["sidebar"], answer["follows"],
+                                                                   answer["restart_debugger"])
         return result

@@ -84,7 +84,9 @@ class Sidebar:
     async def switch(self, ctx: Any, session: str | None, off: bool) -> dict[str, Any]:
         """Turn the sidebar on for ``session`` (None: the newest, following new ones), or off."""
         if off:
+            left_on = self.on and self.started
             self._off()
+            return {**self.answer(), "restart_debugger": left_on}
         else:
             found = ipykernel_names.problems()
             if found:
@@ -101,9 +103,11 @@ class Sidebar:
         return self.answer()
 
     def answer(self) -> dict[str, Any]:
-        """What ``sidebar`` answers: on or off, the session followed, the hash settings told to JupyterLab."""
+        """What ``sidebar`` answers: on or off, the session followed, the hash settings told to JupyterLab, and
+        whether JupyterLab's debugger, left on by the sidebar going off, must be turned off and on (its bug button)
+        before it debugs the cells: JupyterLab keeps it started, and ipykernel's own never was."""
         return {"sidebar": self.on, "follows": self.follows, "hash_seed": self.paths.seed,
-                "tmp_prefix": self.paths.prefix}
+                "tmp_prefix": self.paths.prefix, "restart_debugger": False}
 
     def _off(self) -> None:
         if "do_debug_request" in vars(self.kernel):

@@ -86,7 +86,7 @@ OPERATIONS += (
     Operation("sidebar", SidebarParams, _sidebar,
               "Let JupyterLab's own debugger (sidebar, gutter breakpoints, step buttons) drive a session; off gives "
               "it back to the kernel's cells.",
-              ("sidebar", "follows", "hash_seed", "tmp_prefix"),
+              ("sidebar", "follows", "hash_seed", "tmp_prefix", "restart_debugger"),
               (*SESSION_ERRORS, "unsupported"),
               when="Use it in JupyterLab so its Call Stack, Variables and Breakpoints panels and the file editor's "
                    "gutter debug the target; without session it follows the newest session.",
@@ -96,4 +96,4 @@ OPERATIONS += (
 
 RESULT_TYPES: dict[str, Any] = {"url": str, "port": int, "token": str, "read_only": bool,
                                 "connection_file": str | None, "sidebar": bool, "follows": str | None,
-                                "hash_seed": int, "tmp_prefix": str}
+                                "hash_seed": int, "tmp_prefix": str, "restart_debugger": bool}
