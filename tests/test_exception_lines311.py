@@ -137,6 +137,43 @@ def test_a_pause_and_a_breakpoint_added_stop_a_loop_traced_for_its_exceptions(re
     session.terminate()
 
 
+RAISING_AT_EVERY_PASS = """
+import time
+
+
+def spin():
+    n = 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        n += 1  # spin
+        if n == 100000:
+            print("spinning", flush=True)
+        try:
+            raise ValueError(n)
+        except ValueError:
+            pass
+    return n
+
+
+print("spun", spin(), flush=True)
+"""
+
+
+def test_a_breakpoint_added_stops_a_loop_that_raises_at_every_pass(relay, write) -> None:
+    """pydevd gives the running frame its tracer while the loop's thread is inside ``trace_exception``, which then
+    puts itself back over it: before ``Retrace``, 7 launches in 15 never stopped."""
+    app = write("app.py", RAISING_AT_EVERY_PASS)
+    relay.breakpoints.exceptions("raised", ["KeyError"])
+    for _ in range(5):
+        session = relay.launch(app)
+        wait_until(lambda: "spinning" in printed(session), what="the loop")  # noqa: B023 - waited for here
+        bp = relay.breakpoints.add(app, line_of(app, "# spin"))
+        stop = session.wait_for_stop(10)
+        assert (stop.reason, stop.frame.line) == ("breakpoint", line_of(app, "# spin"))
+        session.terminate()
+        relay.breakpoints.remove(bp.id)
+
+
 def test_a_step_from_a_compiled_condition_goes_on_in_a_frame_traced_for_its_exceptions(relay, app) -> None:
     relay.breakpoints.exceptions("raised", ["KeyError"])
     relay.breakpoints.add(app, line_of(app, "# after"), condition="i == 0")  # compiled into the code: pydevd sees none

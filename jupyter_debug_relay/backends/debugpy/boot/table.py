@@ -297,7 +297,8 @@ FEATURES = (
         {"pydevd_tracing": ("SetTrace(tracing_func)",),
          "pydevd": ("PyDB.set_trace_for_frame_and_parents(self, thread_ident, frame)", "get_global_debugger",
                     "PyDB().break_on_caught_exceptions", "PyDB().break_on_user_uncaught_exceptions",
-                    "PyDB().has_plugin_exception_breaks"),
+                    "PyDB().has_plugin_exception_breaks", "PyDB().trace_dispatch"),
+         "_pydevd_bundle.pydevd_daemon_thread": ("mark_as_pydevd_daemon_thread(thread)",),
          "?_pydevd_bundle.pydevd_cython": ("PyDBFrame.trace_exception", "SafeCallWrapper.get_method_object"),
          "?_pydevd_bundle.pydevd_frame": ("PyDBFrame.trace_exception(self, frame, event, arg)",)},
         "A frame pydevd traces only for its exceptions (exception breakpoints on raised exceptions, no breakpoint and "
