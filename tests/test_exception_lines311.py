@@ -47,14 +47,14 @@ def raising(n):
     return total  # end of raising
 
 
-def spin(path):
+def spin(every):
     n = 0
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         n += 1  # spin
         if n == 100000:
             print("spinning", flush=True)
-        if n % 1000 == 0:
+        if n % every == 0:
             try:
                 raise ValueError(n)
             except ValueError:
@@ -63,7 +63,7 @@ def spin(path):
 
 
 print("result", raising(3), flush=True)
-print("spun", spin(sys.argv[0]), flush=True)
+print("spun", spin(int(sys.argv[1]) if len(sys.argv) > 1 else 1000), flush=True)  # raises every 1000th pass
 """
 
 
@@ -137,35 +137,14 @@ def test_a_pause_and_a_breakpoint_added_stop_a_loop_traced_for_its_exceptions(re
     session.terminate()
 
 
-RAISING_AT_EVERY_PASS = """
-import time
-
-
-def spin():
-    n = 0
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        n += 1  # spin
-        if n == 100000:
-            print("spinning", flush=True)
-        try:
-            raise ValueError(n)
-        except ValueError:
-            pass
-    return n
-
-
-print("spun", spin(), flush=True)
-"""
-
-
-def test_a_breakpoint_added_stops_a_loop_that_raises_at_every_pass(relay, write) -> None:
+def test_a_breakpoint_added_stops_a_loop_that_raises_at_every_pass(relay, app) -> None:
     """pydevd gives the running frame its tracer while the loop's thread is inside ``trace_exception``, which then
     puts itself back over it: before ``Retrace``, 7 launches in 15 never stopped."""
-    app = write("app.py", RAISING_AT_EVERY_PASS)
     relay.breakpoints.exceptions("raised", ["KeyError"])
     for _ in range(5):
-        session = relay.launch(app)
+        session = relay.launch(app, args=["1"])  # spin raises at every pass
+        session.wait_for_stop(30)  # raising's KeyError
+        session.continue_(wait=False)
         wait_until(lambda: "spinning" in printed(session), what="the loop")  # noqa: B023 - waited for here
         bp = relay.breakpoints.add(app, line_of(app, "# spin"))
         stop = session.wait_for_stop(10)
