@@ -86,7 +86,7 @@ class Sidebar:
         if off:
             left_on = self.on and self.started
             self._off()
-            return {**self.answer(), "restart_debugger": left_on}
+            return self.answer(restart_debugger=left_on)
         else:
             found = ipykernel_names.problems()
             if found:
@@ -102,12 +102,12 @@ class Sidebar:
                 self.on = True
         return self.answer()
 
-    def answer(self) -> dict[str, Any]:
+    def answer(self, restart_debugger: bool = False) -> dict[str, Any]:
         """What ``sidebar`` answers: on or off, the session followed, the hash settings told to JupyterLab, and
         whether JupyterLab's debugger, left on by the sidebar going off, must be turned off and on (its bug button)
         before it debugs the cells: JupyterLab keeps it started, and ipykernel's own never was."""
         return {"sidebar": self.on, "follows": self.follows, "hash_seed": self.paths.seed,
-                "tmp_prefix": self.paths.prefix, "restart_debugger": False}
+                "tmp_prefix": self.paths.prefix, "restart_debugger": restart_debugger}
 
     def _off(self) -> None:
         if "do_debug_request" in vars(self.kernel):

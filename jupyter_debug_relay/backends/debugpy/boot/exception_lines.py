@@ -13,7 +13,8 @@ runs turns them back on itself (``ASKED``: a new stamp before the frames are cha
 A frame of another thread, running, can lose the tracer pydevd just gave it: if that thread is inside the frame's
 ``trace_exception`` (an exception raised and caught in a loop) when pydevd sets ``frame.f_trace``, CPython then
 stores what ``trace_exception`` returns, itself, over it, and a breakpoint added there never stops. A thread of the
-debugger's (``Retrace``) looks every 5 ms for the next 0.5 s and gives such a frame pydevd's tracer back (each time
+debugger's (``Retrace``, started only while exception breakpoints look at raised exceptions: elsewhere pydevd gives
+no frame ``trace_exception``) looks every 5 ms for the next 0.5 s and gives such a frame pydevd's tracer back (each time
 it may be put over again, as long as the thread raises); a frame whose file holds no breakpoint takes
 ``trace_exception`` again at its next line, as pydevd gives it.
 
@@ -121,7 +122,7 @@ def apply(change, boot) -> None:  # noqa: ANN001, ARG001 - changes.Changes, the 
                 if frame.f_trace is self.trace_dispatch:
                     given.append(frame)
                 frame = frame.f_back
-            if given and thread_ident is not None and thread_ident != threading.get_ident():
+            if given and thread_ident not in (None, threading.get_ident()) and exceptions_looked_at():
                 if not retrace:
                     retrace.append(Retrace(mark))
                     retrace[0].start()
